@@ -191,4 +191,5 @@ d = { 'settings': { 'branch': 'main',
                                   'jacmargin.models._post_order': ('models.html#_post_order', 'jacmargin/models.py'),
                                   'jacmargin.models.assign_taps': ('models.html#assign_taps', 'jacmargin/models.py'),
                                   'jacmargin.models.linear_layers': ('models.html#linear_layers', 'jacmargin/models.py'),
+                                  'jacmargin.models.make_model': ('models.html#make_model', 'jacmargin/models.py'),
                                   'jacmargin.models.row_normalize': ('models.html#row_normalize', 'jacmargin/models.py')}}}
