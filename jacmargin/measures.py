@@ -224,7 +224,7 @@ def pac_bayes_curve(model:nn.Module, x:Tensor, y:Tensor, alphas:Sequence[float],
                               expected_sharpness=float(expected_sharpness(model, x, y, a, **kw))) for a in alphas])
 
 def pac_bayes_alpha(model:nn.Module, x:Tensor, y:Tensor, target:float=0.1, lo:float=1e-6, hi:float=1.,
-                    n_iter:int=20, **kw) -> dict:
+                    n_iter:int=12, **kw) -> dict:
     "α (bisection in log α) whose expected sharpness equals `target`, with its KL: the curve read at ε = target."
     f = lambda a: float(expected_sharpness(model, x, y, a, **kw))
     while f(hi) < target and hi < 1e3: hi *= 10
