@@ -1,0 +1,78 @@
+"""Cost of a training step with each Jacobian regularizer relative to the plain cross-entropy step (issue 5 targets).
+
+Run: OMP_NUM_THREADS=1 python bench/regularizers.py [--batch 128] [--reps 25] [--threads 1]
+A step is forward, loss, regularizer, backward and an SGD step. All cases run round-robin in one process
+(repetition r runs every case once), so slow drifts of a shared machine hit all cases alike; medians are
+printed, with the ratio to the plain step of the same repetition round.
+"""
+import argparse, contextlib, os, platform, statistics, time
+import torch
+from torch import nn
+import torch.nn.functional as F
+from jacmargin.regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
+                                    cross_entropy)
+
+def paper_cnn():
+    "The MNIST CNN of Sokolić et al. 2017 (Sec. VI-B): two (32,5,5) conv + (2,2) max-pool layers, softmax layer."
+    return nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(32, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+
+def mlp():
+    "The 784-784-784-10 ReLU network of Sokolić et al. 2017 (Fig. 3)."
+    return nn.Sequential(nn.Flatten(), nn.Linear(784, 784), nn.ReLU(), nn.Linear(784, 784), nn.ReLU(), nn.Linear(784, 10))
+
+class ClassLoop:
+    "The obvious exact R_F a user would write: one autograd.grad(create_graph=True) per class."
+    needs_input_grad, needs_taps, needs_index = True, False, False
+    def __call__(self, model, x, y, logits):
+        p = logits.softmax(-1); r = 0.
+        for k in range(p.shape[1]):
+            g, = torch.autograd.grad(p[:, k].sum(), x, create_graph=True)
+            r = r + g.pow(2).sum() / len(x)
+        return r
+
+def make_step(model, opt, x, y, reg=None, lam=1e-3):
+    idx = torch.arange(len(x))
+    def step():
+        xb = x.detach().requires_grad_(reg is not None and reg.needs_input_grad)
+        with (reg.capture(model) if reg is not None and reg.needs_taps else contextlib.nullcontext()):
+            logits = model(xb)
+        loss = cross_entropy(logits, y)
+        if reg is not None:
+            loss = loss + lam * reg(model, xb, y, logits, **({'idx': idx} if reg.needs_index else {}))
+        opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+    return step
+
+def main(batch=128, reps=25):
+    torch.manual_seed(0)
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, torch {torch.__version__}, "
+          f"threads {torch.get_num_threads()}, batch {batch}, median of {reps} steps, round-robin")
+    for name, model in [('paper CNN', paper_cnn()), ('MLP 784-784-784-10', mlp())]:
+        x, y = torch.rand(batch, 1, 28, 28), torch.randint(0, 10, (batch,))
+        opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+        cases = {'plain cross-entropy': None,
+                 'per-layer (eq. 52, one-hot)': PerLayerJacobianRegularizer(),
+                 'R_F one_hot': JacobianRegularizer(method='one_hot'),
+                 'R_F projection n=1': JacobianRegularizer(method='projection'),
+                 'R_F exact': JacobianRegularizer(method='exact'),
+                 'R_F obvious class loop': ClassLoop(),
+                 'R_J spectral, 1 warm step': SpectralJacobianRegularizer(n_iter=1)}
+        steps = {k: make_step(model, opt, x, y, r) for k, r in cases.items()}
+        for s in steps.values(): s(); s()                                   # warm-up (and warm power vectors)
+        times = {k: [] for k in steps}
+        for _ in range(reps):
+            for k, s in steps.items():
+                t = time.perf_counter(); s(); times[k].append(time.perf_counter() - t)
+        base = statistics.median(times['plain cross-entropy'])
+        print(f"\n{name}: plain step {base * 1e3:.1f} ms")
+        print(f"{'':30} {'ms':>8} {'× plain':>8} {'ratio per round':>16}")
+        for k, ts in times.items():
+            rr = statistics.median(t / b for t, b in zip(ts, times['plain cross-entropy']))
+            print(f"{k:30} {statistics.median(ts) * 1e3:8.1f} {statistics.median(ts) / base:8.2f} {rr:16.2f}")
+
+if __name__ == '__main__':
+    p = argparse.ArgumentParser(); p.add_argument('--batch', type=int, default=128)
+    p.add_argument('--reps', type=int, default=25); p.add_argument('--threads', type=int, default=0)
+    a = p.parse_args()
+    if a.threads: torch.set_num_threads(a.threads)
+    main(a.batch, a.reps)
