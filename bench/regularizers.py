@@ -3,14 +3,15 @@
 Run: OMP_NUM_THREADS=1 python bench/regularizers.py [--batch 128] [--reps 25] [--threads 1]
 A step is forward, loss, regularizer, backward and an SGD step. All cases run round-robin in one process
 (repetition r runs every case once), so slow drifts of a shared machine hit all cases alike; medians are
-printed, with the ratio to the plain step of the same repetition round.
+printed, with the ratio to the plain step of the same repetition round. The step and the timer are
+`train_step` and `step_times` of `jacmargin.papers.sokolic2017` (Table VI uses them too).
 """
-import argparse, contextlib, os, platform, statistics, time
+import argparse, os, platform
 import torch
 from torch import nn
 import torch.nn.functional as F
-from jacmargin.regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
-                                    cross_entropy)
+from jacmargin.regularizers import JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer
+from jacmargin.papers.sokolic2017 import train_step, step_times
 
 def paper_cnn():
     "The MNIST CNN of Sokolić et al. 2017 (Sec. VI-B): two (32,5,5) conv + (2,2) max-pool layers, softmax layer."
@@ -31,18 +32,6 @@ class ClassLoop:
             r = r + g.pow(2).sum() / len(x)
         return r
 
-def make_step(model, opt, x, y, reg=None, lam=1e-3):
-    idx = torch.arange(len(x))
-    def step():
-        xb = x.detach().requires_grad_(reg is not None and reg.needs_input_grad)
-        with (reg.capture(model) if reg is not None and reg.needs_taps else contextlib.nullcontext()):
-            logits = model(xb)
-        loss = cross_entropy(logits, y)
-        if reg is not None:
-            loss = loss + lam * reg(model, xb, y, logits, **({'idx': idx} if reg.needs_index else {}))
-        opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
-    return step
-
 def main(batch=128, reps=25):
     torch.manual_seed(0)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, torch {torch.__version__}, "
@@ -57,18 +46,11 @@ def main(batch=128, reps=25):
                  'R_F exact': JacobianRegularizer(method='exact'),
                  'R_F obvious class loop': ClassLoop(),
                  'R_J spectral, 1 warm step': SpectralJacobianRegularizer(n_iter=1)}
-        steps = {k: make_step(model, opt, x, y, r) for k, r in cases.items()}
-        for s in steps.values(): s(); s()                                   # warm-up (and warm power vectors)
-        times = {k: [] for k in steps}
-        for _ in range(reps):
-            for k, s in steps.items():
-                t = time.perf_counter(); s(); times[k].append(time.perf_counter() - t)
-        base = statistics.median(times['plain cross-entropy'])
-        print(f"\n{name}: plain step {base * 1e3:.1f} ms")
+        t = step_times({k: train_step(model, opt, x, y, r) for k, r in cases.items()}, reps=reps, warmup=2)
+        print(f"\n{name}: plain step {t.ms[0]:.1f} ms")
         print(f"{'':30} {'ms':>8} {'× plain':>8} {'ratio per round':>16}")
-        for k, ts in times.items():
-            rr = statistics.median(t / b for t, b in zip(ts, times['plain cross-entropy']))
-            print(f"{k:30} {statistics.median(ts) * 1e3:8.1f} {statistics.median(ts) / base:8.2f} {rr:16.2f}")
+        for r in t.itertuples():
+            print(f"{r.case:30} {r.ms:8.1f} {r.x_plain:8.2f} {r.x_plain_per_round:16.2f}")
 
 if __name__ == '__main__':
     p = argparse.ArgumentParser(); p.add_argument('--batch', type=int, default=128)
