@@ -131,7 +131,8 @@ class _TensorBatches:
 def _batches(data, batch_size:int=1024) -> Iterable:
     "Batches from a loader, from tensors `(x, y)` / `(x, y, idx)` / `x`, or from a dataset with `.x`, `.y` tensors."
     if isinstance(data, Tensor): data = (data,)
-    elif isinstance(getattr(data, 'x', None), Tensor) and isinstance(getattr(data, 'y', None), Tensor): data = (data.x, data.y)
+    elif (not hasattr(type(data), '__iter__')                     # a dataset, not a loader with its own batches
+          and isinstance(getattr(data, 'x', None), Tensor) and isinstance(getattr(data, 'y', None), Tensor)): data = (data.x, data.y)
     if isinstance(data, (tuple, list)) and 0 < len(data) <= 3 and all(isinstance(t, Tensor) for t in data):
         return _TensorBatches(tuple(data), batch_size)
     if iter(data) is data:
