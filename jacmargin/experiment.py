@@ -24,8 +24,8 @@ from .learner import Learner, step_schedule, evaluate
 
 # %% auto #0
 __all__ = ['config_dict', 'config_hash', 'run_meta', 'ResultCache', 'run_grid', 'results_frame', 'summarize', 'run_protocol',
-           'compare_table', 'markdown_table', 'save_figure', 'TrainRun', 'run_regularizers', 'run_data', 'run_model',
-           'train_run']
+           'compare_table', 'markdown_table', 'save_figure', 'TrainRun', 'run_regularizers', 'cached_dataset',
+           'run_data', 'run_model', 'train_run']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
 def config_dict(cfg) -> dict:
@@ -190,13 +190,13 @@ def run_regularizers(cfg:TrainRun) -> list:
 
 # %% ../nbs/13_experiment.ipynb #7756fa14
 @functools.lru_cache(maxsize=4)
-def _load(name:str, root) -> tuple:
-    "`load_dataset`, kept in memory: the runs of a grid share one copy (never modified in place)."
-    return load_dataset(name, root)
+def cached_dataset(name:str, root=None, normalize:str='unit') -> tuple:
+    "`load_dataset`, kept in memory: the runs of a grid share one copy (callers never modify it in place)."
+    return load_dataset(name, root, normalize=normalize)
 
 def run_data(cfg:TrainRun, root=None) -> tuple:
     "(train subset, evaluation set) of a run: the validation split or the (sub-sampled) official test set."
-    train, test = _load(cfg.dataset, root)
+    train, test = cached_dataset(cfg.dataset, root)
     pool, val = train_val_split(train, n_val=cfg.n_val, seed=0) if cfg.n_val else (train, None)
     if cfg.n_train > len(pool): raise ValueError(f"n_train={cfg.n_train} but only {len(pool)} training samples remain.")
     tr = stratified_subset(pool, cfg.n_train, seed=cfg.seed) if cfg.n_train < len(pool) else pool

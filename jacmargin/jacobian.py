@@ -31,14 +31,13 @@ def _held_bn_hook(m, inp, out):
 def held_batch_stats(model:nn.Module):
     "Context manager: batch-norm layers that use batch statistics hold them constant; running stats are restored."
     bns = [m for m in model.modules() if _uses_batch_stats(m)]
-    saved = [[b.clone() for b in m.buffers()] for m in bns]
+    saved = [dict(m._buffers) for m in bns]                 # the buffer tensors themselves, never written to
+    for m in bns: m._buffers.update({k: None if b is None else b.clone() for k, b in m._buffers.items()})
     handles = [m.register_forward_hook(_held_bn_hook) for m in bns]
     try: yield model
     finally:
         for h in handles: h.remove()
-        with torch.no_grad():
-            for m, bufs in zip(bns, saved):
-                for b, s in zip(m.buffers(), bufs): b.copy_(s)
+        for m, bufs in zip(bns, saved): m._buffers.update(bufs)
 
 # %% ../nbs/01_jacobian.ipynb #356bf087
 def model_output(logits:Tensor, output:str|Callable='probs', y:Tensor|None=None) -> Tensor:

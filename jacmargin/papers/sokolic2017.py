@@ -23,7 +23,7 @@ from ..learner import Learner, PAPER_LR_SEQUENCES, piecewise_schedule, evaluate
 from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer, cross_entropy
 from ..measures import jacobian_stats
 from ..margins import score
-from ..experiment import (TrainRun, train_run, run_protocol, run_grid, results_frame, summarize, compare_table,
+from ..experiment import (cached_dataset, TrainRun, train_run, run_protocol, run_grid, results_frame, summarize, compare_table,
                                   markdown_table, save_figure, run_regularizers, run_model)
 
 # %% auto #0
@@ -127,8 +127,6 @@ class NetRun:
     seed: int = 0
 
 # %% ../../nbs/20_sokolic2017.ipynb #3eba885b
-_load = lru_cache(maxsize=2)(load_dataset)          # a grid's runs share the decoded arrays (never modified in place)
-
 def _folder(root, name:str, split:str) -> Path:
     d = data_root(root) / name / split
     if not d.is_dir():
@@ -149,7 +147,7 @@ def net_data(cfg:NetRun, root=None) -> tuple:
     "(training subset, evaluation set) of a run: in-memory arrays, or lazily read class folders for 'imagenet'."
     if cfg.dataset == 'imagenet':
         train, test = (ImageFolder(_folder(root, 'imagenet', s), cfg.image_size or None) for s in ('train', 'val'))
-    else: train, test = _load(cfg.dataset, root, normalize=cfg.normalize)
+    else: train, test = cached_dataset(cfg.dataset, root, normalize=cfg.normalize)
     y = _labels(train)
     val = stratified_indices(y, cfg.n_val, seed=0, balanced=False) if cfg.n_val else torch.zeros(0, dtype=torch.long)
     keep = torch.ones(len(y), dtype=torch.bool); keep[val] = False
@@ -229,17 +227,6 @@ def _scores(model, dl) -> dict:
     model.train(was); s = torch.cat(s)
     return {'score_min': s.min().item(), 'score_mean': s.mean().item()}
 
-# %% ../../nbs/20_sokolic2017.ipynb #2e5d048a
-class _BNSafe:
-    "Regularizer wrapper: batch-norm buffers become copies before the regularizer's own forward (see the note below)."
-    def __init__(self, reg): self.reg, self.name = reg, getattr(reg, 'name', type(reg).__name__)
-    def __getattr__(self, k): return getattr(self.reg, k)
-    def __call__(self, model, *args, **kw):
-        for m in model.modules():
-            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.track_running_stats:
-                for n in ('running_mean', 'running_var', 'num_batches_tracked'): setattr(m, n, getattr(m, n).clone())
-        return self.reg(model, *args, **kw)
-
 # %% ../../nbs/20_sokolic2017.ipynb #dd5821fa
 def net_run(cfg:NetRun, device=None, root=None, progress:bool=False) -> dict:
     "Train and evaluate one `NetRun`: accuracies (%), GE, score (eq. 33) and ‖J‖ statistics on training and evaluation data."
@@ -250,7 +237,7 @@ def net_run(cfg:NetRun, device=None, root=None, progress:bool=False) -> dict:
     tf_train, tf_eval = _transforms(cfg)
     learn = Learner(model, _loader(train, cfg.batch_size, True, cfg.seed, tf_train, device),
                     schedule=piecewise_schedule(cfg.lr_pairs), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
-                    regularizers=[(_BNSafe(r), f) for r, f in run_regularizers(cfg)], progress=progress, eval_train=False)
+                    regularizers=run_regularizers(cfg), progress=progress, eval_train=False)
     learn.fit(sum(n for _, n in cfg.lr_pairs))
     res = {'t_step_ms': 1e3 * float(np.median([sum(b) for b in learn.batch_times]))}
     for name, ds in (('train', train), ('eval', ev)):
@@ -508,7 +495,7 @@ def _sync(device):
 
 def train_step(model, opt, x, y, reg=None, factor:float=1e-3):
     "A closure doing one training step: forward (with the regularizer's taps), cross-entropy + factor·reg, backward, `opt.step()`."
-    idx, reg = torch.arange(len(x), device=x.device), None if reg is None else _BNSafe(reg)
+    idx = torch.arange(len(x), device=x.device)
     def step():
         xb = x.detach().requires_grad_(bool(getattr(reg, 'needs_input_grad', False)))
         with (reg.capture(model) if getattr(reg, 'needs_taps', False) else contextlib.nullcontext()):
