@@ -96,7 +96,10 @@ def margin_sandwich(model, x, y) -> pd.DataFrame:
     return df
 
 # %% ../nbs/30_cli.ipynb #b8fc9b1e
-DEMO_FACTORS = {'wd': 1e-3, 'jr': 10.}   # chosen on the validation split by Table II's protocol at 1000 samples
+# Chosen on the validation split by Table II's protocol at 1000 MNIST samples (papers.sokolic2017.table2; the
+# validation runs are cached in nbs/results/cache/TrainRun): weight decay 1e-2 (93.71 % validation accuracy, the
+# top of its grid 1e-5 … 1e-2), Jacobian factor 10 (95.75 %; grid 1 … 1000).
+DEMO_FACTORS = {'wd': 1e-2, 'jr': 10.}
 
 def _demo_runs(dataset, model_kw, n_train, epochs, n_test=0):
     "The demo's two runs: Table II's protocol at `n_train` samples with the chosen factors."
