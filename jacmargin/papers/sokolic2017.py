@@ -42,8 +42,8 @@ class Table2:
     seeds: int = 5
     wd_grid: tuple = (1e-5, 1e-4, 1e-3, 1e-2)
     jr_grid: tuple = (1., 10., 100., 1000.)
-    run: TrainRun = TrainRun(dataset='mnist', model='paper_cnn', n_val=10000, epochs=120, lr=0.01, step_epochs=40,
-                             batch_size=128, jr_method='one_hot')
+    run: TrainRun = TrainRun(dataset='mnist', model='paper_cnn', model_kw=(('padding', 'valid'),), n_val=10000, epochs=120,
+                             lr=0.01, step_epochs=40, batch_size=128, jr_method='one_hot')
 
 TABLE2_PAPER = Table2()
 TABLE2_SMOKE = Table2(sizes=(100,), seeds=1, wd_grid=(1e-4, 1e-3), jr_grid=(1., 10.),
