@@ -313,6 +313,12 @@ class _Ctx:
     def jac(self): return self.get('j', lambda: jacobian_stats(self.model, self.x_eval, batch_size=self.bs))
     @property
     def wei_ma(self): return self.get('w', lambda: wei_ma_complexity(self.model, self.x, self.y, self.taps, self.bs))
+    @property
+    def wei_ma_correct(self):
+        "Wei–Ma values of the correctly classified points (γ > 0); a misclassified point's ratio is negative."
+        w = self.wei_ma; w = w[w > 0]
+        if not len(w): raise ValueError("No training point is classified correctly: the Wei–Ma measure is undefined.")
+        return w
 
 # %% ../nbs/06_measures.ipynb #807b8d1c
 MEASURES: dict[str, Callable] = {
@@ -326,8 +332,8 @@ MEASURES: dict[str, Callable] = {
     'spectral': lambda c: c.per_gamma2(spectral_product(c.model, c.shape, c.constants)),
     'sharpness': lambda c: float(sharpness(c.model, c.x, c.y, c.alpha, c.steps, batch_size=c.bs, seed=c.seed)),
     'pac_bayes_kl': lambda c: pac_bayes_alpha(c.model, c.x, c.y, c.pac_target, n_samples=c.pac_samples, batch_size=c.bs, seed=c.seed)['kl'],
-    'wei_ma_max': lambda c: c.wei_ma.max().item(),
-    'wei_ma_mean': lambda c: c.wei_ma.mean().item(),
+    'wei_ma_max': lambda c: c.wei_ma_correct.max().item(),
+    'wei_ma_mean': lambda c: c.wei_ma_correct.mean().item(),
     **{k: (lambda c, k=k: c.jac[k]) for k in ('jac_spectral_max', 'jac_spectral_mean', 'jac_frobenius_max', 'jac_frobenius_mean')},
 }
 
