@@ -4,15 +4,18 @@
 
 # %% ../nbs/00_core.ipynb #2132eff4
 from __future__ import annotations
-import random, contextlib
+import random, contextlib, sys, warnings
 from typing import Sequence
 import numpy as np
 import torch
 from torch import nn, Tensor
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')   # tqdm.auto warns when ipywidgets is missing, then uses the text bar
+    from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['seed_everything', 'default_device', 'model_device', 'model_dtype', 'check_batch', 'check_labels', 'preserved',
-           'model_taps', 'record_taps']
+           'model_taps', 'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0, deterministic:bool=False) -> torch.Generator:
@@ -98,3 +101,12 @@ def record_taps(model:nn.Module, names:Sequence[str]|None=None):
     try: yield out
     finally:
         for h in handles: h.remove()
+
+# %% ../nbs/00_core.ipynb #78db47c7
+def progress_bar(*args, log_interval:float=30., **kwargs):
+    "A `tqdm.auto` bar; when its stream is not a terminal or notebook it redraws at most every `log_interval` s."
+    stream = kwargs.get('file') or sys.stderr
+    interactive = 'ipykernel' in sys.modules or bool(getattr(stream, 'isatty', lambda: False)())
+    if not interactive:
+        kwargs.setdefault('mininterval', log_interval); kwargs.setdefault('maxinterval', max(log_interval, 10.))
+    return tqdm(*args, **kwargs)

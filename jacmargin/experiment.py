@@ -13,8 +13,7 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from tqdm.auto import tqdm
-from .core import seed_everything, default_device
+from .core import seed_everything, default_device, progress_bar
 from .measures import jacobian_stats
 from .regularizers import (WeightDecay, JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
                                     LargeMarginRegularizer, WeiMaRegularizer, multiclass_hinge_loss)
@@ -91,7 +90,7 @@ def run_grid(fn:Callable[[Any], dict], cfgs:Iterable, cache:ResultCache|str|Path
     "Run `fn` on every config of `cfgs` missing from `cache` (in `jobs` processes); return all records in order."
     cache = cache if isinstance(cache, ResultCache) else ResultCache(cache)
     cfgs = list(dict.fromkeys(cfgs)); todo = [c for c in cfgs if c not in cache]
-    bar = tqdm(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached", disable=not progress or not todo)
+    bar = progress_bar(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached", disable=not progress or not todo)
     if jobs <= 1 or len(todo) <= 1:
         for c in todo: cache.put(c, _timed(fn, c)); bar.update()
     else:

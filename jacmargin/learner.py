@@ -16,11 +16,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.parallel import DistributedDataParallel
 from fastcore.basics import patch
-import warnings
-with warnings.catch_warnings():
-    warnings.simplefilter('ignore')   # tqdm.auto warns when ipywidgets is missing, then uses the text bar
-    from tqdm.auto import tqdm
-from .core import seed_everything, model_device, model_dtype, check_batch, check_labels, preserved
+from .core import seed_everything, model_device, model_dtype, check_batch, check_labels, preserved, progress_bar
 
 # %% auto #0
 __all__ = ['PAPER_LR_SEQUENCES', 'Schedule', 'constant_schedule', 'step_schedule', 'multistep_schedule', 'piecewise_schedule',
@@ -97,7 +93,7 @@ class ProgressCB(Callback):
     def before_fit(self, learn):
         n = learn.n_batches
         total = None if n is None else n * max(learn.target_epochs - learn.epoch, 0)
-        self.bar = tqdm(total=total, leave=self.leave, unit='batch', disable=not learn.is_main, **self.kwargs)
+        self.bar = progress_bar(total=total, leave=self.leave, unit='batch', disable=not learn.is_main, **self.kwargs)
     def after_batch(self, learn): self.bar.update(1)
     def after_epoch(self, learn):
         r = learn.rows[-1]
