@@ -146,7 +146,7 @@ TABLE1_PUBLISHED = pd.DataFrame([{'loss': l, 'layers': L, 'n_train': n, **dict(z
 def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, **extra) -> dict:
     "Run Table I (per loss, depth, size and method; factors chosen on validation); write tables and a figure to `out`."
-    cfg, root = _options(_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE), extra)
+    cfg, root = _options(_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE, TABLE1_CPU), extra)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(lm_train_run, device=device, root=root), Path(out) / 'cache', [], {}
     grids = {'none': (), 'wd': cfg.wd_grid, 'lm': cfg.lm_grid}
