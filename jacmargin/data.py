@@ -381,7 +381,7 @@ def load_image_folder(root, size:int|None=None, mode:str='RGB', in_memory:bool=T
     if len({x.shape for x in xs}) > 1: raise ValueError(f"Images in {root} differ in size: pass `size=` to resize them.")
     return ArrayDataset(torch.stack(xs), torch.tensor([y for _, y in f.samples]), f.classes, Path(root).name)
 
-# %% ../nbs/10_data.ipynb #5fed7311
+# %% ../nbs/10_data.ipynb #bdb81df5
 def _load_lared(key:str, root:Path, normalize:str='unit') -> tuple:
     "(train, test) of LaRED from class folders `root/lared/{train,test,test_cross}/<gesture>/`, grey, 32 × 32."
     folders = [root/'lared'/'train', root/'lared'/LARED_TEST_SETS[key]]

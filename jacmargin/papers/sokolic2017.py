@@ -27,12 +27,13 @@ from ..experiment import (cached_dataset, TrainRun, train_run, run_protocol, run
                                   markdown_table, save_figure, run_regularizers, run_model)
 
 # %% auto #0
-__all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'FIG3_PAPER', 'FIG3_SMOKE', 'FIG4_PAPER',
+__all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'TABLE2_LARED', 'TABLE2_LARED_SMOKE',
+           'TABLE2_FASHION', 'TABLE2_FASHION_SMOKE', 'TABLE2_PUBLISHED_LARED', 'FIG3_PAPER', 'FIG3_SMOKE', 'FIG4_PAPER',
            'FIG4_SMOKE', 'FIG4_PUBLISHED', 'TABLE3_PAPER', 'TABLE3_SMOKE', 'TABLE3_PUBLISHED', 'TABLE4_PAPER',
            'TABLE4_SMOKE', 'TABLE4_PUBLISHED', 'TABLE5_PAPER', 'TABLE5_SMOKE', 'TABLE5_PUBLISHED', 'TABLE6_PAPER',
-           'TABLE6_SMOKE', 'TABLE6_PUBLISHED', 'EXPERIMENTS', 'Table2', 'table2', 'NetRun', 'net_data', 'net_run',
-           'Fig3', 'fig3', 'Fig4', 'fig4', 'Table3', 'table3', 'Table4', 'table4', 'Table5', 'table5', 'train_step',
-           'step_times', 'Table6', 'table6']
+           'TABLE6_SMOKE', 'TABLE6_PUBLISHED', 'EXPERIMENTS', 'Table2', 'table2', 'table2_lared', 'table2_fashion',
+           'NetRun', 'net_data', 'net_run', 'Fig3', 'fig3', 'Fig4', 'fig4', 'Table3', 'table3', 'Table4', 'table4',
+           'Table5', 'table5', 'train_step', 'step_times', 'Table6', 'table6']
 
 # %% ../../nbs/20_sokolic2017.ipynb #2b3fbf8a
 @dataclass(frozen=True)
@@ -73,34 +74,94 @@ def _write(out:Path, name:str, records:list, table:pd.DataFrame, fig) -> dict:
     return {'dir': d, 'table': table, 'figures': save_figure(fig, d / name)}
 
 # %% ../../nbs/20_sokolic2017.ipynb #59112a9f
+def _table2_protocol(cfg:Table2, fn, cache, jobs:int, progress:bool) -> tuple:
+    "Test records and chosen factors {(n, reg): factor} of the Table II protocol for every size and method."
+    recs, chosen = [], {}
+    for n in cfg.sizes:
+        for reg, grid in (('wd', cfg.wd_grid), ('jr', cfg.jr_grid)):
+            p = run_protocol(fn, replace(cfg.run, n_train=n, reg=reg), 'factor', grid, range(cfg.seeds), cache, jobs, progress)
+            chosen[(n, reg)] = p['chosen']; recs += p['test']
+    return recs, chosen
+
+def _factors(chosen:dict, sizes) -> list:
+    return [f"{chosen.get((n, 'wd'))}, {chosen.get((n, 'jr'))}" for n in sizes]
+
 def table2(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            sizes:tuple|None=None, progress:bool=True) -> dict:
     "Run Table II (validation protocol, then `seeds` test runs per method and size); write tables and a figure to `out`."
     cfg = _scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
-    fn, cache, recs, chosen = partial(train_run, device=device), Path(out) / 'cache', [], {}
-    for n in cfg.sizes:
-        for reg, grid in (('wd', cfg.wd_grid), ('jr', cfg.jr_grid)):
-            p = run_protocol(fn, replace(cfg.run, n_train=n, reg=reg), 'factor', grid, range(cfg.seeds), cache, jobs, progress)
-            chosen[(n, reg)] = p['chosen']; recs += p['test']
+    recs, chosen = _table2_protocol(cfg, partial(train_run, device=device), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
     ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
     table = compare_table(ours.reset_index(), TABLE2_PUBLISHED[TABLE2_PUBLISHED.n_train.isin(cfg.sizes)], ['n_train'], ['wd', 'jr'])
-    table['factors (wd, jr)'] = [f"{chosen.get((n, 'wd'))}, {chosen.get((n, 'jr'))}" for n in table.n_train]
-    return {**_write(out, 'sokolic2017-table2', recs, table, _plot_table2(df, cfg)), 'runs': df}
+    table['factors (wd, jr)'] = _factors(chosen, table.n_train)
+    return {**_write(out, 'sokolic2017-table2', recs, table, _plot_table2(df, TABLE2_PUBLISHED)), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #b5de3ff5
-def _plot_table2(df:pd.DataFrame, cfg:Table2):
-    "Test accuracy vs training-set size: ours (mean ± std over seeds) and the published values."
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    for reg, c, lab in (('wd', 'tab:gray', 'weight decay'), ('jr', 'tab:blue', 'Jacobian reg.')):
-        g = df[df.reg == reg].groupby('n_train').acc
-        ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=c, label=f"{lab} (ours)", capsize=3)
-        pub = TABLE2_PUBLISHED[TABLE2_PUBLISHED.n_train.isin(cfg.sizes)]
-        ax.plot(pub.n_train, pub[reg], ls='--', marker='x', color=c, alpha=.7, label=f"{lab} (paper)")
-    ax.set_xscale('log'); ax.set_xlabel('training samples'); ax.set_ylabel('test accuracy [%]')
-    ax.set_title('Sokolić et al. 2017, Table II (MNIST CNN)'); ax.legend(fontsize=7); fig.tight_layout()
+def _plot_table2(df:pd.DataFrame, published:pd.DataFrame|None, title:str='Sokolić et al. 2017, Table II (MNIST CNN)', by:str|None=None):
+    "Test accuracy vs training-set size, one panel per value of `by`: ours (mean ± std over seeds), the published values dashed."
+    groups = [(None, df)] if by is None else list(df.groupby(by, sort=False))
+    fig, axs = plt.subplots(1, len(groups), figsize=(5 * len(groups), 3.2), squeeze=False)
+    for ax, (key, d) in zip(axs[0], groups):
+        pub = None if published is None else published[published.n_train.isin(d.n_train.unique())]
+        if pub is not None and by is not None: pub = pub[pub[by] == key]
+        for reg, c, lab in (('wd', 'tab:gray', 'weight decay'), ('jr', 'tab:blue', 'Jacobian reg.')):
+            g = d[d.reg == reg].groupby('n_train').acc
+            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=c, label=f"{lab} (ours)", capsize=3)
+            if pub is not None and len(pub): ax.plot(pub.n_train, pub[reg], ls='--', marker='x', color=c, alpha=.7, label=f"{lab} (paper)")
+        ax.set_xscale('log'); ax.set_xlabel('training samples'); ax.set_ylabel('test accuracy [%]')
+        ax.set_title(title if key is None else f"{title}: {key}", fontsize=9); ax.legend(fontsize=7)
+    fig.tight_layout()
     return fig
+
+# %% ../../nbs/20_sokolic2017.ipynb #2404ac03
+TABLE2_LARED = replace(TABLE2_PAPER, sizes=(2000, 5000, 10000, 50000),
+                       run=replace(Table2.run, dataset='lared', model_kw=(('padding', 'valid'), ('input_size', 32))))
+TABLE2_LARED_SMOKE = replace(TABLE2_SMOKE, sizes=(30,), run=replace(TABLE2_SMOKE.run, dataset='lared', n_val=12, n_test=0,
+                                                                   model_kw=TABLE2_LARED.run.model_kw, batch_size=10))
+TABLE2_FASHION = replace(TABLE2_LARED, run=replace(Table2.run, dataset='fashion_mnist'))
+TABLE2_FASHION_SMOKE = replace(TABLE2_SMOKE, run=replace(TABLE2_SMOKE.run, dataset='fashion_mnist'))
+
+TABLE2_PUBLISHED_LARED = pd.DataFrame({
+    'test_set': ['same subjects'] * 4 + ['other subjects'] * 4, 'n_train': [2000, 5000, 10000, 50000] * 2,
+    'wd': [61.40, 76.59, 87.01, 97.18, 31.53, 38.11, 41.18, 45.12], 'jr': [63.56, 79.14, 88.24, 97.54, 32.62, 39.62, 42.85, 46.78]})
+_TEST_SETS = {'lared': 'same subjects', 'lared_cross': 'other subjects'}
+
+# %% ../../nbs/20_sokolic2017.ipynb #6eeea27a
+def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
+                 sizes:tuple|None=None, progress:bool=True, root=None) -> dict:
+    "Table II on LaRED: the protocol on the same-subject test set, the chosen factors retested on the other subjects."
+    cfg = _scale(cfg, scale, TABLE2_LARED, TABLE2_LARED_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
+    if cfg.run.dataset != 'lared': raise ValueError(f"table2_lared needs run.dataset='lared', got {cfg.run.dataset!r}.")
+    fn, cache = partial(train_run, device=device, root=root), Path(out) / 'cache'
+    recs, chosen = _table2_protocol(cfg, fn, cache, jobs, progress)
+    cross = [replace(cfg.run, dataset='lared_cross', n_train=n, reg=reg, factor=f, split='test', seed=s)
+             for (n, reg), f in chosen.items() for s in range(cfg.seeds)]
+    recs += run_grid(fn, cross, cache, jobs, progress=progress)
+    df = results_frame(recs).assign(test_set=lambda d: d.dataset.map(_TEST_SETS))
+    ours = summarize(df, ['test_set', 'n_train', 'reg'], ['acc']).reset_index()
+    ours = ours.pivot(index=['test_set', 'n_train'], columns='reg', values='acc').reset_index()
+    pub = TABLE2_PUBLISHED_LARED[TABLE2_PUBLISHED_LARED.n_train.isin(cfg.sizes)]
+    table = compare_table(ours, pub, ['test_set', 'n_train'], ['wd', 'jr'])
+    table = table.sort_values(['test_set', 'n_train'], key=lambda s: s.map({'same subjects': 0, 'other subjects': 1}) if s.name == 'test_set' else s)
+    table['factors (wd, jr)'] = _factors(chosen, table.n_train)
+    fig = _plot_table2(df, TABLE2_PUBLISHED_LARED, 'Table II, LaRED', by='test_set')
+    return {**_write(out, 'sokolic2017-table2-lared', recs, table, fig), 'runs': df}
+
+def table2_fashion(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
+                   sizes:tuple|None=None, progress:bool=True, root=None) -> dict:
+    "Table II's protocol at the LaRED sizes on Fashion-MNIST (the offline stand-in for LaRED; no published numbers)."
+    cfg = _scale(cfg, scale, TABLE2_FASHION, TABLE2_FASHION_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
+    recs, chosen = _table2_protocol(cfg, partial(train_run, device=device, root=root), Path(out) / 'cache', jobs, progress)
+    df = results_frame(recs)
+    ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
+    table = ours.reset_index().rename(columns={'wd': 'wd (ours)', 'jr': 'jr (ours)'})[['n_train', 'wd (ours)', 'jr (ours)']]
+    table['factors (wd, jr)'] = _factors(chosen, table.n_train)
+    fig = _plot_table2(df, None, f'Table II protocol on {cfg.run.dataset}')
+    return {**_write(out, 'sokolic2017-table2-fashion', recs, table, fig), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #7c9974dd
 _POOL = {'mnist': 60000, 'fashion_mnist': 60000, 'cifar10': 50000}        # official training-set sizes
@@ -590,5 +651,6 @@ def table6(cfg:Table6|None=None, scale:str='smoke', out='results', jobs:int=1, d
     return {**_write(out, 'sokolic2017-table6', recs, table, fig), 'runs': ours}
 
 # %% ../../nbs/20_sokolic2017.ipynb #7210db42
-EXPERIMENTS = {'sokolic2017-fig3': fig3, 'sokolic2017-fig4': fig4, 'sokolic2017-table2': table2, 'sokolic2017-table3': table3,
+EXPERIMENTS = {'sokolic2017-fig3': fig3, 'sokolic2017-fig4': fig4, 'sokolic2017-table2': table2,
+               'sokolic2017-table2-lared': table2_lared, 'sokolic2017-table2-fashion': table2_fashion, 'sokolic2017-table3': table3,
                'sokolic2017-table4': table4, 'sokolic2017-table5': table5, 'sokolic2017-table6': table6}
