@@ -115,7 +115,7 @@ def _plot_table2(df:pd.DataFrame, published:pd.DataFrame|None, title:str='Sokoli
     fig.tight_layout()
     return fig
 
-# %% ../../nbs/20_sokolic2017.ipynb #2404ac03
+# %% ../../nbs/20_sokolic2017.ipynb #a5ae70d2
 TABLE2_LARED = replace(TABLE2_PAPER, sizes=(2000, 5000, 10000, 50000),
                        run=replace(Table2.run, dataset='lared', model_kw=(('padding', 'valid'), ('input_size', 32))))
 TABLE2_LARED_SMOKE = replace(TABLE2_SMOKE, sizes=(30,), run=replace(TABLE2_SMOKE.run, dataset='lared', n_val=12, n_test=0,
@@ -128,7 +128,7 @@ TABLE2_PUBLISHED_LARED = pd.DataFrame({
     'wd': [61.40, 76.59, 87.01, 97.18, 31.53, 38.11, 41.18, 45.12], 'jr': [63.56, 79.14, 88.24, 97.54, 32.62, 39.62, 42.85, 46.78]})
 _TEST_SETS = {'lared': 'same subjects', 'lared_cross': 'other subjects'}
 
-# %% ../../nbs/20_sokolic2017.ipynb #6eeea27a
+# %% ../../nbs/20_sokolic2017.ipynb #7bef86e9
 def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
                  sizes:tuple|None=None, progress:bool=True, root=None) -> dict:
     "Table II on LaRED: the protocol on the same-subject test set, the chosen factors retested on the other subjects."
