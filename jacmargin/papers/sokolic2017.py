@@ -145,7 +145,7 @@ def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:in
     ours = ours.pivot(index=['test_set', 'n_train'], columns='reg', values='acc').reset_index()
     pub = TABLE2_PUBLISHED_LARED[TABLE2_PUBLISHED_LARED.n_train.isin(cfg.sizes)]
     table = compare_table(ours, pub, ['test_set', 'n_train'], ['wd', 'jr'])
-    table = table.sort_values(['test_set', 'n_train'], key=lambda s: s.map({'same subjects': 0, 'other subjects': 1}) if s.name == 'test_set' else s)
+    table = table.sort_values(['test_set', 'n_train'], key=lambda s: s.map({'same subjects': 0, 'other subjects': 1}) if s.name == 'test_set' else s).reset_index(drop=True)
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
     fig = _plot_table2(df, TABLE2_PUBLISHED_LARED, 'Table II, LaRED', by='test_set')
     return {**_write(out, 'sokolic2017-table2-lared', recs, table, fig), 'runs': df}
@@ -158,7 +158,7 @@ def table2_fashion(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     recs, chosen = _table2_protocol(cfg, partial(train_run, device=device, root=root), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
     ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
-    table = ours.reset_index().rename(columns={'wd': 'wd (ours)', 'jr': 'jr (ours)'})[['n_train', 'wd (ours)', 'jr (ours)']]
+    table = ours.reset_index().rename(columns={'wd': 'wd (ours)', 'jr': 'jr (ours)'})[['n_train', 'wd (ours)', 'jr (ours)']].rename_axis(columns=None)
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
     fig = _plot_table2(df, None, f'Table II protocol on {cfg.run.dataset}')
     return {**_write(out, 'sokolic2017-table2-fashion', recs, table, fig), 'runs': df}
