@@ -97,7 +97,7 @@ class ProgressCB(Callback):
     def after_batch(self, learn): self.bar.update(1)
     def after_epoch(self, learn):
         r = learn.rows[-1]
-        self.bar.set_postfix({k: f"{r[k]:.4g}" for k in ('epoch', 'loss', 'train_acc', 'test_acc') if k in r}, refresh=False)
+        self.bar.set_postfix({k: f"{r[k]:.4g}" for k in ('epoch', 'loss', 'train_acc', 'test_acc') if k in r and r[k] == r[k]}, refresh=False)   # NaN (not evaluated) left out
     def cleanup_fit(self, learn):
         if self.bar is not None: self.bar.close()
 
