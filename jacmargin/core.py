@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #2132eff4
 from __future__ import annotations
-import random, contextlib, sys, warnings
+import random, contextlib, contextvars, functools, sys, warnings
 from typing import Sequence
 import numpy as np
 import torch
@@ -14,8 +14,9 @@ with warnings.catch_warnings():
     from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['seed_everything', 'default_device', 'model_device', 'model_dtype', 'check_batch', 'check_labels', 'preserved',
-           'model_taps', 'record_taps', 'progress_bar']
+__all__ = ['seed_everything', 'default_device', 'model_device', 'model_dtype', 'full_precision', 'reduced_precision',
+           'measurement', 'check_measure_dtype', 'check_batch', 'check_labels', 'preserved', 'model_taps',
+           'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0, deterministic:bool=False) -> torch.Generator:
@@ -42,6 +43,73 @@ def model_dtype(model:nn.Module) -> torch.dtype:
     for t in model.parameters():
         if t.is_floating_point(): return t.dtype
     return torch.get_default_dtype()
+
+# %% ../nbs/00_core.ipynb #b470ebd7
+_REDUCED = contextvars.ContextVar('jacmargin_reduced_precision', default=False)
+_MEASURING = contextvars.ContextVar('jacmargin_measuring', default=False)
+_NEW_API = (('cuda', 'matmul'), ('cudnn', 'conv'), ('cudnn', 'rnn'), ('mkldnn', 'matmul'), ('mkldnn', 'conv'), ('mkldnn', 'rnn'))
+
+def _fp32_settings() -> tuple:
+    "Snapshot of the global fp32 precision settings: ((objects, new-API values), legacy values or None)."
+    b = torch.backends
+    objs = [getattr(getattr(b, a, None), c, None) for a, c in _NEW_API]
+    new = [getattr(o, 'fp32_precision', None) for o in objs]
+    try: legacy = (torch.get_float32_matmul_precision(), b.cuda.matmul.allow_tf32, b.cudnn.allow_tf32)
+    except RuntimeError: legacy = None          # the user mixed the legacy and new APIs: restore through the new one
+    return (objs, new), legacy
+
+def _set_fp32_settings(snap:tuple):
+    "Restore a `_fp32_settings` snapshot (the legacy setters keep both APIs consistent)."
+    (objs, new), legacy = snap
+    if legacy is not None:
+        torch.set_float32_matmul_precision(legacy[0])
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = legacy[1], legacy[2]
+    else:
+        for o, v in zip(objs, new):
+            if v is not None: o.fp32_precision = v
+
+# %% ../nbs/00_core.ipynb #77bbdd3e
+@contextlib.contextmanager
+def full_precision():
+    "Context for measurements: fp32 matmuls / convolutions in full precision, autocast off; global settings restored."
+    if _REDUCED.get(): yield; return
+    snap, token = _fp32_settings(), _MEASURING.set(True)
+    try:
+        if snap[1] is not None:
+            torch.set_float32_matmul_precision('highest')
+            torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+        else:
+            for o, v in zip(*snap[0]):
+                if v is not None: o.fp32_precision = 'ieee'
+        with contextlib.ExitStack() as st:
+            for dev in ('cpu', 'cuda'):
+                if torch.is_autocast_enabled(dev): st.enter_context(torch.autocast(dev, enabled=False))
+            yield
+    finally:
+        _MEASURING.reset(token); _set_fp32_settings(snap)
+
+# %% ../nbs/00_core.ipynb #a2980fff
+@contextlib.contextmanager
+def reduced_precision():
+    "Opt in to speed: measurements inside follow the global TF32 / autocast settings and accept half-precision models."
+    token = _REDUCED.set(True)
+    try: yield
+    finally: _REDUCED.reset(token)
+
+def measurement(f):
+    "Decorator: run `f` inside `full_precision()` (a no-op inside `reduced_precision()`)."
+    @functools.wraps(f)
+    def _f(*args, **kwargs):
+        with full_precision(): return f(*args, **kwargs)
+    return _f
+
+# %% ../nbs/00_core.ipynb #a2d40bdf
+def check_measure_dtype(dtype:torch.dtype, what:str='model'):
+    "Inside a measurement, refuse float16 / bfloat16: their Jacobians and norms carry ~1e-2 relative errors."
+    if dtype in (torch.float16, torch.bfloat16) and _MEASURING.get() and not _REDUCED.get():
+        raise TypeError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} measurement is wrong "
+                        "in the second or third digit). Cast it, e.g. `model.float()` and `x.float()`, or accept "
+                        "the error explicitly inside `jacmargin.core.reduced_precision()`.")
 
 # %% ../nbs/00_core.ipynb #b32c6cbe
 def check_batch(x, name:str='x', min_dim:int=2) -> Tensor:
@@ -95,9 +163,12 @@ def record_taps(model:nn.Module, names:Sequence[str]|None=None):
     "Context manager yielding a dict filled with the outputs of the tapped sub-modules during forward passes."
     names = model_taps(model) if names is None else list(names)
     mods, out, handles = dict(model.named_modules()), {}, []
+    def hook(m, i, o, n):
+        out[n] = o                                          # the recorded tensor is never seen by later layers:
+        return o.clone() if isinstance(o, Tensor) else None  # they get a copy, so in-place ops cannot overwrite it
     for n in names:
         if n not in mods: raise ValueError(f"`{n}` is not a sub-module of the model.")
-        handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: out.__setitem__(n, o)))
+        handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: hook(m, i, o, n)))
     try: yield out
     finally:
         for h in handles: h.remove()
