@@ -14,9 +14,9 @@ with warnings.catch_warnings():
     from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['seed_everything', 'default_device', 'model_device', 'model_dtype', 'full_precision', 'reduced_precision',
-           'measurement', 'check_measure_dtype', 'check_batch', 'check_labels', 'preserved', 'model_taps',
-           'record_taps', 'progress_bar']
+__all__ = ['seed_everything', 'device_draw', 'default_device', 'model_device', 'model_dtype', 'full_precision',
+           'reduced_precision', 'measurement', 'check_measure_dtype', 'check_batch', 'check_labels', 'preserved',
+           'model_taps', 'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0, deterministic:bool=False) -> torch.Generator:
@@ -24,6 +24,15 @@ def seed_everything(seed:int=0, deterministic:bool=False) -> torch.Generator:
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
     if deterministic: torch.use_deterministic_algorithms(True, warn_only=True)
     return torch.Generator().manual_seed(seed)
+
+# %% ../nbs/00_core.ipynb #cf86e9ff
+def device_draw(sample, device, generator:torch.Generator|None=None) -> Tensor:
+    "Run `sample(dev)` on the CPU (or on `generator`'s device) and move the draw to `device`: same seed, same draws."
+    dev = torch.device('cpu') if generator is None else generator.device
+    t, device = sample(dev), torch.device(device)
+    if t.device == device or (device.type == t.device.type and device.index is None): return t
+    if t.device.type == 'cpu' and device.type == 'cuda': return t.pin_memory().to(device, non_blocking=True)
+    return t.to(device)
 
 # %% ../nbs/00_core.ipynb #a2d412bc
 def default_device() -> torch.device:

@@ -4,12 +4,12 @@
 
 # %% ../nbs/01_jacobian.ipynb #58b90bf1
 from __future__ import annotations
-import contextlib, math
+import contextlib, math, warnings
 from typing import Callable
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from .core import check_batch, check_labels, preserved, model_dtype
+from .core import check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw
 
 # %% auto #0
 __all__ = ['held_batch_stats', 'model_output', 'model_graph', 'output_vjp', 'jacobian', 'output_jacobian_frobenius_sq',
@@ -23,8 +23,11 @@ def _uses_batch_stats(m:nn.Module) -> bool:
 def _held_bn_hook(m, inp, out):
     "Forward hook: redo batch norm with the batch statistics detached (held at their forward values)."
     x = inp[0]; dims = [0] + list(range(2, x.dim()))
-    mean, var = x.detach().mean(dims), x.detach().var(dims, unbiased=False)
-    return F.batch_norm(x, mean, var, m.weight, m.bias, False, 0., m.eps)
+    xd = x.detach().to(out.dtype if x.dtype in (torch.float16, torch.bfloat16) else x.dtype)   # autocast: stats in fp32
+    mean, var = xd.mean(dims), xd.var(dims, unbiased=False)
+    w = m.weight if m.weight is not None else None
+    if w is not None: mean, var = mean.to(w.dtype), var.to(w.dtype)
+    return F.batch_norm(x, mean, var, w, m.bias, False, 0., m.eps).to(out.dtype)
 
 # %% ../nbs/01_jacobian.ipynb #81646095
 @contextlib.contextmanager
@@ -57,7 +60,7 @@ def model_output(logits:Tensor, output:str|Callable='probs', y:Tensor|None=None)
 # %% ../nbs/01_jacobian.ipynb #c7ef06eb
 def model_graph(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None) -> tuple[Tensor, Tensor]:
     "Run `model` on `x` with a graph back to the input: (xg, out), xg (B, *x) requiring grad, out (B, K)."
-    check_batch(x)
+    check_batch(x); check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):
         raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, e.g. `x.to({model_dtype(model)})`.")
     xg = x.detach().requires_grad_(True)
@@ -86,6 +89,7 @@ def output_vjp(out:Tensor, xg:Tensor, v:Tensor, create_graph:bool=False, batched
     return torch.stack([_grad(vp) for vp in v])
 
 # %% ../nbs/01_jacobian.ipynb #f20dea7d
+@measurement
 def jacobian(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None,
              create_graph:bool=False) -> Tensor:
     "Exact per-sample Jacobians dout(x_i)/dx_i, shape (B, K, *x.shape[1:]) with K outputs (C for probs/logits)."
@@ -102,15 +106,16 @@ def _jacobian_loop(model:nn.Module, x:Tensor, output='probs', y=None) -> Tensor:
 
 # %% ../nbs/01_jacobian.ipynb #314a6566
 def _random_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, generator=None) -> Tensor:
-    "n draws of output-space vectors (n, B, K) with E[vvᵀ] = I."
-    dev = generator.device if generator is not None else like.device
+    "n draws of output-space vectors (n, B, K) with E[vvᵀ] = I, the same on every device for the same seed."
     if method == 'one_hot':
-        idx = torch.randint(0, K, (n, B), generator=generator, device=dev)
+        idx = device_draw(lambda d: torch.randint(0, K, (n, B), generator=generator, device=d), like.device, generator)
         return (F.one_hot(idx, K) * math.sqrt(K)).to(like)
     if dist not in ('sphere', 'gaussian', 'rademacher'):
         raise ValueError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
-    if dist == 'rademacher': return (torch.randint(0, 2, (n, B, K), generator=generator, device=dev) * 2 - 1).to(like)
-    v = torch.randn(n, B, K, generator=generator, device=dev, dtype=like.dtype).to(like.device)
+    if dist == 'rademacher':
+        r = device_draw(lambda d: torch.randint(0, 2, (n, B, K), generator=generator, device=d), like.device, generator)
+        return (r * 2 - 1).to(like)
+    v = device_draw(lambda d: torch.randn(n, B, K, generator=generator, device=d, dtype=like.dtype), like.device, generator)
     return v if dist == 'gaussian' else v / v.norm(dim=-1, keepdim=True) * math.sqrt(K)
 
 # %% ../nbs/01_jacobian.ipynb #5ce295e4
@@ -128,6 +133,7 @@ def output_jacobian_frobenius_sq(out:Tensor, xg:Tensor, method:str='exact', n_pr
     return sq.sum(0) if method == 'exact' else sq.mean(0)
 
 # %% ../nbs/01_jacobian.ipynb #ddd96694
+@measurement
 def jacobian_frobenius_sq(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None,
                           method:str='exact', n_proj:int=1, dist:str='sphere', create_graph:bool=False,
                           generator:torch.Generator|None=None) -> Tensor:
@@ -147,30 +153,40 @@ def frobenius_estimator_variance(J:Tensor, method:str='projection', dist:str='sp
     raise ValueError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
 
 # %% ../nbs/01_jacobian.ipynb #a3a481a2
-def _power_spectral(out:Tensor, xg:Tensor, n_iter:int, u0:Tensor|None, create_graph:bool, generator=None):
-    "Power iteration on J Jᵀ in output space; returns (σ (B,), u (B, K))."
+def _power_spectral(out:Tensor, xg:Tensor, n_iter:int, u0:Tensor|None, create_graph:bool, generator=None, tol:float=0.):
+    "Power iteration on J Jᵀ in output space until the Ritz residual ≤ tol·θ (at most n_iter steps): (σ (B,), u (B, K), ok (B,))."
     B, K = out.shape
     u = _random_vectors(1, B, K, 'projection', 'gaussian', out, generator)[0] if u0 is None else u0.detach().to(out)
     u = u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)
     ur = torch.zeros_like(u, requires_grad=True)
     jtu_lin, = torch.autograd.grad(out, xg, ur, retain_graph=True, create_graph=True)   # linear in ur: Jᵀ ur
+    ok = torch.zeros(B, dtype=torch.bool, device=out.device)
     for _ in range(n_iter):
         w = output_vjp(out, xg, u[None])[0]                                              # (B, *x): Jᵀu
         ju, = torch.autograd.grad(jtu_lin, ur, w, retain_graph=True)                     # (B, K): J Jᵀ u
+        theta = (ju * u).sum(1)                                                          # Rayleigh quotient (B,)
+        ok = (ju - theta[:, None] * u).norm(dim=1) <= tol * theta.abs()
         u = ju / ju.norm(dim=1, keepdim=True).clamp_min(1e-30)
+        if tol > 0 and bool(ok.all()): break
     sigma = output_vjp(out, xg, u[None], create_graph)[0].flatten(1).norm(dim=1)
-    return sigma, u.detach()
+    return sigma, u.detach(), ok
 
 # %% ../nbs/01_jacobian.ipynb #48e1f4ca
+@measurement
 def jacobian_spectral_norm(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None,
-                           method:str='svd', n_iter:int=20, u0:Tensor|None=None, create_graph:bool=False,
-                           return_vectors:bool=False, generator:torch.Generator|None=None):
-    "Per-sample ‖J(x_i)‖₂ (B,): exact 'svd' of the full Jacobian, or 'power' iteration (optionally warm-started by u0)."
+                           method:str='svd', n_iter:int=1000, tol:float=1e-6, u0:Tensor|None=None,
+                           create_graph:bool=False, return_vectors:bool=False, generator:torch.Generator|None=None):
+    "Per-sample ‖J(x_i)‖₂ (B,): exact 'svd' of the full Jacobian, or 'power' iteration to `tol` (at most `n_iter` steps)."
     if method == 'svd':
         J = jacobian(model, x, output, y, create_graph=create_graph)
         s = torch.linalg.svdvals(J.flatten(2))[:, 0]
         return (s, None) if return_vectors else s
     if method != 'power': raise ValueError(f"method={method!r}: use 'svd' or 'power'.")
+    if n_iter < 0 or tol < 0: raise ValueError(f"n_iter={n_iter}, tol={tol}: both must be >= 0.")
     xg, out = model_graph(model, x, output, y)
-    s, u = _power_spectral(out, xg, n_iter, u0, create_graph, generator)
+    s, u, ok = _power_spectral(out, xg, n_iter, u0, create_graph, generator, tol)
+    if tol > 0 and not bool(ok.all()):
+        warnings.warn(f"jacobian_spectral_norm: power iteration did not reach tol={tol} for {int((~ok).sum())} of "
+                      f"{len(ok)} samples in n_iter={n_iter} steps; the values are lower bounds. Raise n_iter or use "
+                      "method='svd'.", RuntimeWarning)
     return (s, u) if return_vectors else s

@@ -9,13 +9,13 @@ from typing import Callable, Sequence
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from .core import check_labels, model_taps
+from .core import check_labels, model_taps, device_draw
 from .jacobian import model_output, model_graph, output_vjp, output_jacobian_frobenius_sq
 
 # %% auto #0
 __all__ = ['cross_entropy', 'multiclass_hinge_loss', 'Regularizer', 'input_graph', 'JacobianRegularizer',
            'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'frobenius_penalty',
-           'WeightDecay', 'WeiMaRegularizer']
+           'WeightDecay', 'WeiMaRegularizer', 'regularizer_suite', 'penalty_and_grad']
 
 # %% ../nbs/05_regularizers.ipynb #4b3526df
 def cross_entropy(logits:Tensor, y:Tensor) -> Tensor:
@@ -66,6 +66,10 @@ def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|C
         with torch.enable_grad(): return x, model_output(logits, output, y)
     return model_graph(model, x, output, y)
 
+def _no_autocast(device:torch.device):
+    "Context with autocast off on `device`'s type (the penalty's own closed-form algebra runs in the weights' dtype)."
+    return torch.autocast(torch.device(device).type, enabled=False)
+
 # %% ../nbs/05_regularizers.ipynb #9bf51988
 def _probs_frobenius_sq(lg:Tensor, xg:Tensor) -> Tensor:
     "Exact ‖J(x_i)‖_F² (B,) of the softmax output from the logits graph lg (B, K), in K − 1 differentiable passes."
@@ -107,8 +111,8 @@ class SpectralJacobianRegularizer(Regularizer):
     def _warm(self, idx, out):
         "Unit vectors (B, K): stored ones for seen indices, random ones otherwise."
         B, K = out.shape
-        dev = self.generator.device if self.generator is not None else out.device
-        u = torch.randn(B, K, generator=self.generator, device=dev, dtype=out.dtype).to(out.device)
+        u = device_draw(lambda d: torch.randn(B, K, generator=self.generator, device=d, dtype=out.dtype), out.device,
+                        self.generator)                                 # same seed, same draws on every device
         if idx is not None and self._u is not None:
             idx = idx.to(self._u.device); ok = idx < len(self._u)
             old = torch.where(ok[:, None], self._u[idx.clamp_max(len(self._u) - 1)], 0.)   # (B, K)
@@ -160,6 +164,7 @@ def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=Fal
 # %% ../nbs/05_regularizers.ipynb #f66f5563
 def _adjoint(m:nn.Module, g:Tensor, in_shape, W:Tensor) -> Tensor:
     "g W: the gradient w.r.t. the input of the affine layer `m` with weight W (input held fixed), differentiable in W."
+    g = g.to(W.dtype)                                                                    # autocast: g may be bf16
     if isinstance(m, nn.Linear): return g @ W                                             # (B, ..., in)
     nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
     if m.padding_mode == 'zeros' and not isinstance(m.padding, str):
@@ -170,6 +175,7 @@ def _adjoint(m:nn.Module, g:Tensor, in_shape, W:Tensor) -> Tensor:
 
 def _weight_grad(m:nn.Module, g:Tensor, a:Tensor, W:Tensor) -> Tensor:
     "∂⟨g, m(a)⟩/∂W (W's shape): the weight gradient of the affine layer `m` (weight W) for input `a`, output gradient `g`."
+    g, a = g.to(W.dtype), a.to(W.dtype)
     if isinstance(m, nn.Linear): return g.flatten(0, -2).T @ a.flatten(0, -2)                # (out, in)
     nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
     if m.padding_mode == 'zeros' and not isinstance(m.padding, str):
@@ -208,11 +214,12 @@ class PerLayerJacobianRegularizer(Regularizer):
     def __call__(self, model, x, y=None, logits=None):
         with torch.enable_grad():
             io, out = self._graph(model, x, y, logits)
+        with torch.enable_grad(), _no_autocast(out.device):                       # g W and its weight gradient in W's dtype
             B, M = out.shape
             if self.method == 'exact': v = torch.eye(M, dtype=out.dtype, device=out.device)[:, None].expand(M, B, M)
             else:
-                dev = self.generator.device if self.generator is not None else out.device
-                pi = torch.randint(0, M, (B,), generator=self.generator, device=dev).to(out.device)
+                pi = device_draw(lambda d: torch.randint(0, M, (B,), generator=self.generator, device=d), out.device,
+                                 self.generator)
                 v = F.one_hot(pi, M).to(out)[None] * (M if self.unbiased else 1) ** 0.5        # (1, B, M)
             mods, names = dict(model.named_modules()), list(io)
             alias = [n for n in names if io[n][0].requires_grad]          # their input gradient is g W: same pass
@@ -266,8 +273,9 @@ class LargeMarginRegularizer(Regularizer):
             B, C = feat.shape[0], V.shape[0]
             if self.vectors == 'all': v = V[:, None].expand(C, B, V.shape[1])        # (C, B, F)
             else:
-                dev = self.generator.device if self.generator is not None else feat.device
-                v = V[torch.randint(0, C, (B,), generator=self.generator, device=dev).to(feat.device)][None]  # (1, B, F)
+                k = device_draw(lambda d: torch.randint(0, C, (B,), generator=self.generator, device=d), feat.device,
+                                self.generator)
+                v = V[k][None].to(feat.dtype)                                        # (1, B, F)
             g = output_vjp(feat, x, v, create_graph=True).flatten(2)                 # (P, B, D): vᵀ J_feat
             per = g.norm(dim=2).sum(0)                                               # (B,)
         self._last = {'large_margin': per.detach().mean()}
@@ -322,3 +330,21 @@ class WeiMaRegularizer(Regularizer):
             per = (sq * (sq.detach() >= self.sigma)).sum(0)                             # (B,)
         self._last = {'wei_ma': per.detach().mean(), 'wei_ma_active': (sq.detach() >= self.sigma).float().mean()}
         return per.mean()
+
+# %% ../nbs/05_regularizers.ipynb #5de755c0
+def regularizer_suite(seed:int=0) -> dict:
+    "Every regularizer of this module with its defaults (random ones seeded with `seed`): name → instance."
+    g = lambda: torch.Generator().manual_seed(seed)
+    return {'R_F exact': JacobianRegularizer(), 'R_F one-hot': JacobianRegularizer(method='one_hot', generator=g()),
+            'R_F projection': JacobianRegularizer(method='projection', generator=g()),
+            'R_J': SpectralJacobianRegularizer(n_iter=2, generator=g()), 'per-layer': PerLayerJacobianRegularizer(generator=g()),
+            'large margin': LargeMarginRegularizer(generator=g()), 'weight decay': WeightDecay(), 'Wei-Ma': WeiMaRegularizer(sigma=0.)}
+
+def penalty_and_grad(model:nn.Module, reg:Regularizer, x:Tensor, y:Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    "`reg` evaluated as a training step does (taps captured in its forward): (value, flat parameter gradient, logits)."
+    xx = x.detach().requires_grad_(reg.needs_input_grad)
+    with reg.capture(model): logits = model(xx)
+    idx = {'idx': torch.arange(len(x), device=x.device)} if reg.needs_index else {}
+    r = reg(model, xx, y, logits, **idx)
+    gs = torch.autograd.grad(r, list(model.parameters()), allow_unused=True)
+    return r.detach(), torch.cat([g.flatten() for g in gs if g is not None]), logits.detach()
