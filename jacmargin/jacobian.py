@@ -36,7 +36,7 @@ def held_batch_stats(model:nn.Module):
     bns = [m for m in model.modules() if _uses_batch_stats(m)]
     saved = [dict(m._buffers) for m in bns]                 # the buffer tensors themselves, never written to
     for m in bns: m._buffers.update({k: None if b is None else b.clone() for k, b in m._buffers.items()})
-    handles = [m.register_forward_hook(_held_bn_hook) for m in bns]
+    handles = [m.register_forward_hook(_held_bn_hook, prepend=True) for m in bns]   # first: taps see the held output
     try: yield model
     finally:
         for h in handles: h.remove()
@@ -106,7 +106,7 @@ def _jacobian_loop(model:nn.Module, x:Tensor, output='probs', y=None) -> Tensor:
 
 # %% ../nbs/01_jacobian.ipynb #314a6566
 def _random_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, generator=None) -> Tensor:
-    "n draws of output-space vectors (n, B, K) with E[vvᵀ] = I, the same on every device for the same seed."
+    "n draws of output-space vectors (n, B, K) with E[vvᵀ] = I, the same on every device and dtype for a seed."
     if method == 'one_hot':
         idx = device_draw(lambda d: torch.randint(0, K, (n, B), generator=generator, device=d), like.device, generator)
         return (F.one_hot(idx, K) * math.sqrt(K)).to(like)
@@ -115,7 +115,8 @@ def _random_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, gene
     if dist == 'rademacher':
         r = device_draw(lambda d: torch.randint(0, 2, (n, B, K), generator=generator, device=d), like.device, generator)
         return (r * 2 - 1).to(like)
-    v = device_draw(lambda d: torch.randn(n, B, K, generator=generator, device=d, dtype=like.dtype), like.device, generator)
+    v = device_draw(lambda d: torch.randn(n, B, K, generator=generator, device=d, dtype=torch.float64), like.device,
+                    generator).to(like.dtype)                     # drawn in float64: the same draws for every dtype
     return v if dist == 'gaussian' else v / v.norm(dim=-1, keepdim=True) * math.sqrt(K)
 
 # %% ../nbs/01_jacobian.ipynb #5ce295e4

@@ -111,8 +111,8 @@ class SpectralJacobianRegularizer(Regularizer):
     def _warm(self, idx, out):
         "Unit vectors (B, K): stored ones for seen indices, random ones otherwise."
         B, K = out.shape
-        u = device_draw(lambda d: torch.randn(B, K, generator=self.generator, device=d, dtype=out.dtype), out.device,
-                        self.generator)                                 # same seed, same draws on every device
+        u = device_draw(lambda d: torch.randn(B, K, generator=self.generator, device=d, dtype=torch.float64), out.device,
+                        self.generator).to(out.dtype)                   # same seed, same draws on every device and dtype
         if idx is not None and self._u is not None:
             idx = idx.to(self._u.device); ok = idx < len(self._u)
             old = torch.where(ok[:, None], self._u[idx.clamp_max(len(self._u) - 1)], 0.)   # (B, K)
