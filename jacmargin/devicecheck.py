@@ -31,7 +31,7 @@ def small_models(seed:int=0) -> dict:
     torch.manual_seed(seed)
     ms = {'MLP': (MLP(64, [32, 32], 10), (1, 8, 8)), 'paper CNN': (PaperCNN(input_size=12), (1, 12, 12)),
           'All-CNN-C (BN)': (AllCNNC(widths=(8, 16)), (3, 16, 16)), 'WRN-10-1 (BN)': (WideResNet(10, 1), (3, 8, 8)),
-          'PreAct-ResNet-18 (BN)': (PreActResNet18(10, stem='cifar', widths=(4, 8, 8, 8)), (3, 8, 8)),
+          'PreAct-ResNet-18 (BN)': (PreActResNet18(10, stem='cifar', widths=(4, 8, 8, 8)), (3, 16, 16)),
           'VGG (BN)': (VGGNet(widths=(4, 8), hidden=16), (3, 8, 8))}
     return {k: (_warm_bn(m, s, seed), s) for k, (m, s) in ms.items()}
 
