@@ -5,13 +5,13 @@
 # %% ../nbs/04_margins.ipynb #12ea82e7
 from __future__ import annotations
 import math, warnings
-import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from .core import check_batch, check_labels, preserved, model_dtype
+from .core import check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
-from .operators import layer_norms
+from .operators import lipschitz_bound, norm_product
 
 # %% auto #0
 __all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds']
@@ -180,11 +180,12 @@ def _attack_restarts(model, x, y, target, restarts, generator, **kw):
     return best
 
 # %% ../nbs/04_margins.ipynb #45396b06
+@measurement
 def input_margin(model:nn.Module, x:Tensor, y:Tensor, method:str='deepfool', targets:str|None=None, max_iter:int=50,
                  overshoot:float=0.02, steps:int=100, n_bisect:int=20, n_refine:int=3, restarts:int=0, box:tuple|None=None,
                  generator:torch.Generator|None=None) -> tuple[Tensor, Tensor]:
     "Upper bound of the margin γ(s_i): (distance (B,), x_adv) of a batched minimal-L2 attack refined by bisection."
-    x = check_batch(x); y = check_labels(y, len(x))
+    x = check_batch(x); y = check_labels(y, len(x)); check_measure_dtype(model_dtype(model))
     if method not in ('deepfool', 'fmn'): raise ValueError(f"method={method!r}: use 'deepfool' or 'fmn'.")
     if targets not in (None, 'all'): raise ValueError(f"targets={targets!r}: use None (untargeted) or 'all' (one per class).")
     if x.dtype != model_dtype(model): raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
@@ -206,11 +207,12 @@ def input_margin(model:nn.Module, x:Tensor, y:Tensor, method:str='deepfool', tar
     return torch.where(found, dist, torch.full_like(dist, math.inf)), x_adv
 
 # %% ../nbs/04_margins.ipynb #5895b483
+@measurement
 @torch.no_grad()
 def input_margin_grid(model:nn.Module, x:Tensor, y:Tensor, extent:tuple=(-3., 3., -3., 3.), n:int=1001,
                       n_bisect:int=40) -> Tensor:
     "Brute-force margin (B,) of 2-D inputs x (B, 2): distance to boundary points bisected on a dense n × n grid."
-    x = check_batch(x); y = check_labels(y, len(x))
+    x = check_batch(x); y = check_labels(y, len(x)); check_measure_dtype(model_dtype(model))
     if x.shape[1:] != (2,): raise ValueError(f"input_margin_grid needs 2-D inputs (B, 2), got {tuple(x.shape)}.")
     gx = torch.linspace(extent[0], extent[1], n, dtype=x.dtype, device=x.device)
     gy = torch.linspace(extent[2], extent[3], n, dtype=x.dtype, device=x.device)
@@ -293,23 +295,34 @@ def _max_jacobian_norm(model, pts, output, batch_size):
     "Largest ‖J(x)‖₂ over the points pts (N, *x)."
     return max(jacobian_spectral_norm(model, pts[c], output).max() for c in _chunks(len(pts), batch_size))
 
+# %% ../nbs/04_margins.ipynb #76a62795
+def _bounds_of(model:nn.Module, shape:tuple, norms) -> tuple[float, float]:
+    "(L₂, L_F) Lipschitz bounds of the logits: over the graph, or from `norms` (two numbers, or a chain's layer table)."
+    if norms is None: return lipschitz_bound(model, shape), lipschitz_bound(model, shape, 'frobenius')
+    if isinstance(norms, pd.DataFrame):                                     # a product: checked to be a chain
+        return norm_product(model, shape, 'spectral', norms), norm_product(model, shape, 'frobenius', norms)
+    ok = isinstance(norms, dict) and {'spectral', 'frobenius'} <= set(norms) and norms['frobenius'] >= norms['spectral']
+    if not ok: raise TypeError("`norms` must be dict(spectral=L2, frobenius=LF) with LF >= L2 (e.g. from "
+                               "`lipschitz_bound(model, input_shape, kind)`), or the `layer_norms` table of a chain.")
+    return float(norms['spectral']), float(norms['frobenius'])
+
 # %% ../nbs/04_margins.ipynb #958d1002
+@measurement
 def margin_lower_bounds(model:nn.Module, x:Tensor, y:Tensor, input_shape=None, sup_set:Tensor|None=None,
                         output:str='probs', gamma1:bool=True, x_adv:Tensor|None=None, norms=None, n_outer:int=4,
                         n_steps:int=4, n_random:int=0, n_line:int=16, batch_size:int=256,
                         generator:torch.Generator|None=None) -> dict:
     "Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds), gamma2, gamma1_est (estimates)."
-    x = check_batch(x)
+    x = check_batch(x); check_measure_dtype(model_dtype(model))
     if output not in ('probs', 'logits'): raise ValueError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
+    L2, LF = _bounds_of(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape), norms)  # or refuse
     with torch.no_grad(), preserved(model): logits = model(x)
     o = score(logits.softmax(1) if output == 'probs' else logits, y); pos = o > 0
     s_x = torch.cat([jacobian_spectral_norm(model, x[c], output) for c in _chunks(len(x), batch_size)])
     S2 = s_x.max() if sup_set is None else torch.maximum(s_x.max(), _max_jacobian_norm(model, sup_set, output, batch_size))
-    df = layer_norms(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)) if norms is None else norms
     c = 0.5 if output == 'probs' else 1.0                                  # ‖softmax Jacobian‖₂ ≤ ½
     lb = lambda den: torch.where(pos, o / den, torch.zeros_like(o))
-    res = dict(score=o, jacobian_norm=s_x, gamma2=lb(2 * S2), gamma3=lb(2 * c * float(np.prod(df['spectral']))),
-               gamma4=lb(2 * c * float(np.prod(df['frobenius']))))
+    res = dict(score=o, jacobian_norm=s_x, gamma2=lb(2 * S2), gamma3=lb(2 * c * L2), gamma4=lb(2 * c * LF))
     if gamma1:
         if x_adv is None: x_adv = input_margin(model, x, y)[1]
         found = (x_adv != x).flatten(1).any(1)                              # without an adversarial point: NaN
