@@ -15,7 +15,7 @@ from .margins import margin_lower_bounds, input_margin
 from .models import MLP, PaperCNN, AllCNNC, WideResNet, PreActResNet18, VGGNet
 
 # %% auto #0
-__all__ = ['small_models', 'device_agreement']
+__all__ = ['small_models', 'device_agreement', 'device_sandwich']
 
 # %% ../nbs/14_device_check.ipynb #0390bd5e
 def _warm_bn(model:nn.Module, shape:tuple, seed:int) -> nn.Module:
@@ -92,3 +92,16 @@ def device_agreement(model:nn.Module, input_shape:tuple, device='cuda', dtype=to
             if isinstance(v, str): rows.append(dict(mode=mode, quantity=k, rel_error=float('nan'), note=v)); continue
             rows.append(dict(mode=mode, quantity=k, rel_error=_rel(dev[k], v), note=''))
     return pd.DataFrame(rows)
+
+# %% ../nbs/14_device_check.ipynb #4c0953f1
+def device_sandwich(model:nn.Module, input_shape:tuple, device='cuda', batch:int=8, seed:int=0) -> pd.DataFrame:
+    "Per point on `device`: γ4, γ3 (Thm 4 bounds), the verified attack distance and whether γ4 ≤ γ3 ≤ attack holds."
+    x = torch.rand(batch, *input_shape, generator=torch.Generator().manual_seed(seed)).to(device)
+    m = copy.deepcopy(model).to(device).eval()
+    with torch.no_grad(): y = m(x).argmax(1)
+    lb = margin_lower_bounds(m, x, y, gamma1=False)
+    dist, _ = input_margin(m, x, y)
+    df = pd.DataFrame({k: v.detach().cpu().double().numpy() for k, v in
+                       (('gamma4', lb['gamma4']), ('gamma3', lb['gamma3']), ('attack', dist))})
+    df['holds'] = (df.gamma4 <= df.gamma3) & (df.gamma3 <= df.attack)
+    return df
