@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_measures.ipynb #ddb252d5
 from __future__ import annotations
-import copy, itertools, math, time
+import copy, itertools, math, time, warnings
 from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
@@ -12,7 +12,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.func import functional_call
-from .core import check_batch, check_labels, preserved, record_taps, model_taps, model_dtype, model_device
+from .core import (check_batch, check_labels, check_measure_dtype, measurement, preserved, record_taps,
+    model_taps, model_dtype, model_device)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm
 
@@ -28,14 +29,20 @@ def _batches(n:int, batch_size:int):
     if batch_size < 1: raise ValueError(f"batch_size={batch_size}: use a positive integer.")
     return [slice(i, min(i + batch_size, n)) for i in range(0, n, batch_size)]
 
+def _check_model(model:nn.Module, x:Tensor|None=None):
+    "Inside a measurement, refuse a float16 / bfloat16 model or input (`jacmargin.core.check_measure_dtype`)."
+    check_measure_dtype(model_dtype(model))
+    if x is not None: check_measure_dtype(x.dtype, 'input')
+
 def _eval_logits(model:nn.Module, x:Tensor, batch_size:int=1024) -> Tensor:
-    "Logits (N, C) of `model` in eval mode, batched, without a graph."
-    check_batch(x)
+    "Logits (N, C) of `model` in eval mode, batched, without a graph; each batch a copy that in-place layers may change."
+    check_batch(x); _check_model(model, x)
     with preserved(model), torch.no_grad():
         model.eval()
-        return torch.cat([model(x[s]) for s in _batches(len(x), batch_size)])
+        return torch.cat([model(x[s].clone()) for s in _batches(len(x), batch_size)])
 
 # %% ../nbs/06_measures.ipynb #c2c7f334
+@measurement
 def output_margins(model:nn.Module, x:Tensor, y:Tensor, kind:str='logits', batch_size:int=1024) -> Tensor:
     "Per-sample margins (N,): 'logits' f_y − max_{j≠y} f_j (Neyshabur eq. 2) or 'score' √2(p_y − max_{j≠y} p_j) (eq. 33)."
     logits = _eval_logits(model, x, batch_size)
@@ -45,18 +52,24 @@ def output_margins(model:nn.Module, x:Tensor, y:Tensor, kind:str='logits', batch
     raise ValueError(f"kind={kind!r}: use 'logits' or 'score'.")
 
 # %% ../nbs/06_measures.ipynb #0e0cee5d
+def _percentile_rank(m:int, eps:float) -> int:
+    "k = max(⌈ε m⌉, 1), the ceiling of ε m lowered by a relative 1e-12, so that a whole ε m (0.07·100) stays whole."
+    return max(math.ceil(eps * m * (1 - 1e-12)), 1)
+
+@measurement
 def margin_percentile(margins:Tensor, eps:float=0.05) -> Tensor:
     "γ_margin: the ⌈ε m⌉-th smallest of m margins (Neyshabur et al. 2017, Sec. 2.2); eps=0 gives the minimum."
-    if margins.dim() != 1 or len(margins) == 0: raise ValueError(f"margins must be a non-empty (m,) tensor, got {tuple(margins.shape)}.")
+    if margins.dim() != 1 or len(margins) == 0:
+        raise ValueError(f"margins must be a non-empty (m,) tensor, got {tuple(margins.shape)}.")
     if not 0 <= eps < 1: raise ValueError(f"eps={eps}: use a fraction in [0, 1), e.g. 0.05 for the 5th percentile.")
-    k = max(math.ceil(eps * len(margins)), 1)
-    return margins.kthvalue(k).values
+    return margins.kthvalue(_percentile_rank(len(margins), eps)).values
 
 # %% ../nbs/06_measures.ipynb #61b3bdcc
 _OPS = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
 def _folded(model:nn.Module) -> nn.Module:
     "An eval-mode copy of `model` with batch norm folded into the preceding Linear/Conv (Neyshabur et al. 2017, App. A)."
+    _check_model(model)
     m = copy.deepcopy(model).eval()
     has_bn = any(isinstance(b, nn.modules.batchnorm._BatchNorm) for b in m.modules())
     return fold_batchnorm(m).eval() if has_bn else m
@@ -74,6 +87,7 @@ def _forward_ops(model:nn.Module, input_shape) -> list[tuple[str, nn.Module, tup
     return rec
 
 # %% ../nbs/06_measures.ipynb #495a3ce2
+@measurement
 def frobenius_product(model:nn.Module, input_shape, constants:bool=False) -> Tensor:
     "Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv weights, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."
     ops = _forward_ops(_folded(model), tuple(input_shape))
@@ -81,6 +95,7 @@ def frobenius_product(model:nn.Module, input_shape, constants:bool=False) -> Ten
     return out * 4. ** len(ops) if constants else out
 
 # %% ../nbs/06_measures.ipynb #cb2de097
+@measurement
 def spectral_product(model:nn.Module, input_shape, constants:bool=False) -> Tensor:
     "Π_i ‖W_i‖₂² of the (BN-folded) model's operators on their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."
     ops = _forward_ops(_folded(model), tuple(input_shape))
@@ -122,6 +137,7 @@ def _powered(model:nn.Module, p:float, bias:bool=True) -> nn.Module:
     return m
 
 # %% ../nbs/06_measures.ipynb #79219468
+@measurement
 def path_norm(model:nn.Module, input_shape, p:float=2, bias:bool=True) -> Tensor:
     "Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU net (BN folded) by one powered forward pass (float64)."
     if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
@@ -151,12 +167,13 @@ def _params(model:nn.Module) -> dict[str, Tensor]:
 
 def _data_loss(model:nn.Module, params:dict, x:Tensor, y:Tensor, batch_size:int=1024, grad:bool=False):
     "Mean cross-entropy of `model` with `params` on (x, y), batched, in eval mode; with its gradient w.r.t. params if `grad`."
+    _check_model(model, x)
     names, loss, g = list(params), 0., None
     with preserved(model), torch.set_grad_enabled(grad):
         model.eval()
         for s in _batches(len(x), batch_size):
             ps = {n: params[n].requires_grad_(grad) for n in names} if grad else params
-            l = F.cross_entropy(functional_call(model, ps, (x[s],)), y[s], reduction='sum') / len(x)
+            l = F.cross_entropy(functional_call(model, ps, (x[s].clone(),)), y[s], reduction='sum') / len(x)
             if grad:
                 gs = torch.autograd.grad(l, [ps[n] for n in names])
                 g = list(gs) if g is None else [a + b for a, b in zip(g, gs)]
@@ -164,6 +181,7 @@ def _data_loss(model:nn.Module, params:dict, x:Tensor, y:Tensor, batch_size:int=
     return (loss, dict(zip(names, g))) if grad else loss
 
 # %% ../nbs/06_measures.ipynb #f53d935a
+@measurement
 def sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float=5e-4, n_steps:int=10, step:float=0.5,
               batch_size:int=1024, seed:int=0, nu0:dict|None=None, relative:bool=True, return_nu:bool=False):
     "ζ_α (eq. 4): max over |ν| ≤ α(|w|+1) of L(w+ν) − L(w), over 1 + L(w), by projected signed gradient ascent."
@@ -185,6 +203,7 @@ def sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float=5e-4, n_steps:int
     return (z, best_nu) if return_nu else z
 
 # %% ../nbs/06_measures.ipynb #44283064
+@measurement
 def sharpness_curve(model:nn.Module, x:Tensor, y:Tensor, alphas:Sequence[float], **kw) -> pd.DataFrame:
     "Sharpness at increasing α's, warm-started from the previous maximiser (non-decreasing by construction)."
     rows, nu = [], None
@@ -194,10 +213,13 @@ def sharpness_curve(model:nn.Module, x:Tensor, y:Tensor, alphas:Sequence[float],
     return pd.DataFrame(rows)
 
 # %% ../nbs/06_measures.ipynb #b2b40be9
+@measurement
 def pac_bayes_sigma(model:nn.Module, alpha:float) -> dict[str, Tensor]:
     "Per-parameter standard deviations σ_i = α(10|w_i| + 1) (Neyshabur et al. 2017, Fig. 2)."
+    _check_model(model)
     return {n: alpha * (10 * p.abs() + 1) for n, p in _params(model).items()}
 
+@measurement
 def pac_bayes_kl(model:nn.Module, alpha:float) -> Tensor:
     "KL(w+ν ‖ P) = Σ_i w_i² / (2σ_i²) for ν, P with σ_i = α(10|w_i| + 1) (eq. 5-6)."
     if alpha <= 0: raise ValueError(f"alpha={alpha}: the KL is infinite for α ≤ 0; use α > 0.")
@@ -205,35 +227,83 @@ def pac_bayes_kl(model:nn.Module, alpha:float) -> Tensor:
     return sum((p.double() ** 2 / (2 * s[n].double() ** 2)).sum() for n, p in _params(model).items())
 
 # %% ../nbs/06_measures.ipynb #9f4d4809
-def expected_sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n_samples:int=10, batch_size:int=1024,
-                       seed:int=0) -> Tensor:
-    "E_ν[L(w+ν)] − L(w), ν_i ~ N(0, σ_i²), σ_i = α(10|w_i|+1), Monte Carlo with `n_samples` seeded draws (eq. 5)."
-    check_batch(x); y = check_labels(y, len(x))
+def _sharpness_draws(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n:int, batch_size:int=1024,
+                     seed:int=0) -> Tensor:
+    "L(w + σ⊙z_k) − L(w) (n,) for the first `n` seeded draws z_k ~ N(0, I): draw k is the same for every α and n."
+    if n < 1: raise ValueError(f"n_samples={n}: use at least one draw (two for a standard error).")
     w, s = _params(model), pac_bayes_sigma(model, alpha)
     g = torch.Generator(device=x.device).manual_seed(seed)
-    L0, tot = _data_loss(model, w, x, y, batch_size), 0.
-    for _ in range(n_samples):
-        z = {n: torch.randn(p.shape, generator=g, dtype=p.dtype, device=p.device) for n, p in w.items()}
-        tot = tot + (_data_loss(model, {n: w[n] + s[n] * z[n] for n in w}, x, y, batch_size) - L0)
-    return tot / n_samples
+    L0, out = _data_loss(model, w, x, y, batch_size), []
+    for _ in range(n):
+        z = {k: torch.randn(p.shape, generator=g, dtype=p.dtype, device=p.device) for k, p in w.items()}
+        out.append(_data_loss(model, {k: w[k] + s[k] * z[k] for k in w}, x, y, batch_size) - L0)
+    return torch.stack(out)
+
+@measurement
+def expected_sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n_samples:int=10, batch_size:int=1024,
+                       seed:int=0, return_se:bool=False):
+    "E_ν[L(w+ν)] − L(w), ν_i ~ N(0, σ_i²), σ_i = α(10|w_i|+1): mean of `n_samples` seeded draws (eq. 5), SE if `return_se`."
+    check_batch(x); y = check_labels(y, len(x))
+    d = _sharpness_draws(model, x, y, alpha, n_samples, batch_size, seed)
+    if not return_se: return d.mean()
+    return d.mean(), (d.double().std() / math.sqrt(n_samples) if n_samples > 1 else torch.tensor(float('nan')))
 
 # %% ../nbs/06_measures.ipynb #8dc2140b
+@measurement
 def pac_bayes_curve(model:nn.Module, x:Tensor, y:Tensor, alphas:Sequence[float], **kw) -> pd.DataFrame:
-    "The bi-criteria curve of Fig. 2-3: KL and expected sharpness for each α (common random numbers)."
-    return pd.DataFrame([dict(alpha=a, kl=float(pac_bayes_kl(model, a)),
-                              expected_sharpness=float(expected_sharpness(model, x, y, a, **kw))) for a in alphas])
+    "The bi-criteria curve of Fig. 2-3: KL, expected sharpness and its Monte Carlo SE per α (common random numbers)."
+    rows = []
+    for a in alphas:
+        es, se = expected_sharpness(model, x, y, a, return_se=True, **kw)
+        rows.append(dict(alpha=a, kl=float(pac_bayes_kl(model, a)), expected_sharpness=float(es),
+                         expected_sharpness_se=float(se)))
+    return pd.DataFrame(rows)
 
-def pac_bayes_alpha(model:nn.Module, x:Tensor, y:Tensor, target:float=0.1, lo:float=1e-6, hi:float=1.,
-                    n_iter:int=12, **kw) -> dict:
-    "α (bisection in log α) whose expected sharpness equals `target`, with its KL: the curve read at ε = target."
-    f = lambda a: float(expected_sharpness(model, x, y, a, **kw))
-    while f(hi) < target and hi < 1e3: hi *= 10
-    if f(hi) < target: raise ValueError(f"Expected sharpness stays below target={target} up to α={hi}: lower the target.")
+# %% ../nbs/06_measures.ipynb #76541464
+def _solve_log(f:Callable, target:float, lo:float, hi:float, tol:float=1e-3, n_iter:int=60) -> tuple[float, float]:
+    "(α, d log f/d log α) with |log(f(α)/target)| ≤ tol, f increasing: widen [lo, hi], bisect in log α, Illinois."
+    pts = {}                                              # log α -> log(f/target), every evaluation
+    def v(u): pts[u] = math.log(max(f(math.exp(u)), 1e-300) / target); return pts[u]
+    ul, uh = math.log(lo), math.log(hi)
+    step = min(uh - ul, math.log(10))                     # widen by the bracket's width, at most ×10
+    vl, vh = v(ul), v(uh)
+    while vh < 0:
+        if uh >= math.log(1e3):
+            raise ValueError(f"Expected sharpness stays below target={target} up to α=1e3: lower the target.")
+        ul, vl, uh = uh, vh, uh + step; vh = v(uh)
+    while vl >= 0:
+        if ul <= math.log(1e-12): raise ValueError(f"Expected sharpness is above target={target} even at α=1e-12.")
+        uh, vh, ul = ul, vl, ul - step; vl = v(ul)
+    side = 0                                              # which end was kept last (Illinois halves the other's value)
     for _ in range(n_iter):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
-    a = math.sqrt(lo * hi)
-    return dict(alpha=a, kl=float(pac_bayes_kl(model, a)), expected_sharpness=f(a))
+        u = (ul + uh) / 2 if uh - ul > math.log(4) or vl < -10 or vh > 10 else (ul * vh - uh * vl) / (vh - vl)
+        vu = v(u)
+        if abs(vu) <= tol: break
+        if vu < 0: ul, vl, vh, side = u, vu, (vh / 2 if side == -1 else vh), -1
+        else: uh, vh, vl, side = u, vu, (vl / 2 if side == 1 else vl), 1
+    w = min((w for w in pts if abs(w - u) >= 0.01 and pts[w] > -10), key=lambda w: abs(w - u), default=None)
+    return math.exp(u), ((pts[w] - vu) / (w - u) if w is not None else float('nan'))   # slope: nearest other point
+
+# %% ../nbs/06_measures.ipynb #251687c4
+@measurement
+def pac_bayes_alpha(model:nn.Module, x:Tensor, y:Tensor, target:float=0.1, lo:float=1e-6, hi:float=1., rtol:float=0.1,
+                    n_samples:int=16, max_samples:int=1024, batch_size:int=1024, seed:int=0) -> dict:
+    "α whose expected sharpness is `target`, to a Monte Carlo SE ≤ `rtol`·target (adaptive draws); its KL; both SEs."
+    check_batch(x); y = check_labels(y, len(x))
+    if target <= 0 or rtol <= 0: raise ValueError(f"target={target}, rtol={rtol}: both must be positive.")
+    n, goal = max(n_samples, 10), rtol * target
+    while True:
+        memo = {}
+        def f(a): memo[a] = _sharpness_draws(model, x, y, a, n, batch_size, seed); return memo[a].mean().item()
+        a, slope = _solve_log(f, target, lo, hi, tol=rtol / 10)              # root to a tenth of the MC error
+        es, se = memo[a].mean().item(), memo[a].double().std().item() / math.sqrt(n)
+        if se <= goal or n >= max_samples: break
+        n, lo, hi = min(max_samples, max(2 * n, math.ceil(1.2 * n * (se / goal) ** 2))), a / 1.1, a * 1.1
+    if se > goal: warnings.warn(f"pac_bayes_alpha: {n} draws leave a standard error {se:.3g} > rtol·target = "
+                                f"{goal:.3g}; raise max_samples for the stated accuracy.")
+    kl = float(pac_bayes_kl(model, a))
+    return dict(alpha=a, kl=kl, expected_sharpness=es, expected_sharpness_se=se,
+                kl_se=2 * kl * se / (target * slope) if slope > 0 else float('nan'), n_samples=n)
 
 # %% ../nbs/06_measures.ipynb #81ba2693
 def plot_pac_bayes(curves:dict, ax=None, **kw):
@@ -245,17 +315,25 @@ def plot_pac_bayes(curves:dict, ax=None, **kw):
     return ax
 
 # %% ../nbs/06_measures.ipynb #c5df9fa4
+def _is_output(h:Tensor, logits:Tensor) -> bool:
+    "Whether a tapped tensor is the model's output, or the copy of it that `record_taps` hands on to later layers."
+    fn = logits.grad_fn
+    return h is logits or (fn is not None and h.grad_fn is not None and fn.name() == 'CloneBackward0'
+                           and fn.next_functions[0][0] is h.grad_fn)
+
+@measurement
 def wei_ma_complexity(model:nn.Module, x:Tensor, y:Tensor, taps:Sequence[str]|None=None, batch_size:int=256,
                       return_terms:bool=False):
     "Per-sample Σ_i ‖h_i‖ ‖∂γ/∂h_i‖ / γ (N,) at the taps (Wei & Ma 2019, Fig. 1); optionally the (N, T) terms ‖h_i‖‖J_i‖."
-    check_batch(x); y = check_labels(y, len(x))
+    check_batch(x); y = check_labels(y, len(x)); _check_model(model, x)
     taps = model_taps(model) if taps is None else list(taps)
     out, terms = [], []
     with preserved(model), torch.enable_grad():
         model.eval()
         for s in _batches(len(x), batch_size):
-            with record_taps(model, taps) as h: logits = model(x[s].detach().requires_grad_(True))
-            used = [t for t in taps if h[t] is not logits]
+            xb = x[s].detach().requires_grad_(True).clone()                        # a copy in-place layers may write to
+            with record_taps(model, taps) as h: logits = model(xb)
+            used = [t for t in taps if not _is_output(h[t], logits)]
             gam = model_output(logits, 'margin', y[s])[:, 0]                       # (B,)
             gs = torch.autograd.grad(gam.sum(), [h[t] for t in used])
             tt = torch.stack([h[t].detach().flatten(1).norm(dim=1) * g.flatten(1).norm(dim=1) for t, g in zip(used, gs)], 1)
@@ -275,17 +353,19 @@ def plot_wei_ma_hist(values:dict, top:int=100, ax=None, bins:int=20):
     return ax
 
 # %% ../nbs/06_measures.ipynb #51fc27e5
+@measurement
 def jacobian_norms(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None, batch_size:int=256) -> tuple[Tensor, Tensor]:
     "Per-sample (‖J(x_i)‖₂, ‖J(x_i)‖_F), each (N,), in eval mode, from one exact Jacobian per batch."
-    check_batch(x)
+    check_batch(x); _check_model(model, x)
     s2, sf = [], []
     with preserved(model):
         model.eval()
         for s in _batches(len(x), batch_size):
-            J = jacobian(model, x[s], output, None if y is None else y[s]).flatten(2).detach()   # (B, K, D)
+            J = jacobian(model, x[s].clone(), output, None if y is None else y[s]).flatten(2).detach()   # (B, K, D)
             s2.append(torch.linalg.svdvals(J)[:, 0]); sf.append(J.norm(dim=(1, 2)))
     return torch.cat(s2), torch.cat(sf)
 
+@measurement
 def jacobian_stats(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None, batch_size:int=256) -> dict:
     "Max and mean of ‖J(x_i)‖₂ and ‖J(x_i)‖_F over a data set (Sokolić et al. 2017, Fig. 4)."
     s2, sf = jacobian_norms(model, x, output, y, batch_size)
@@ -296,10 +376,12 @@ def jacobian_stats(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None
 class _Ctx:
     "What the measures of one model share: data, options and cached margins."
     def __init__(self, model, x, y, x_eval=None, eps=0.05, constants=False, alpha=5e-4, sharpness_steps=10,
-                 pac_target=0.1, pac_samples=5, batch_size=512, seed=0, taps=None):
+                 pac_target=0.1, pac_rtol=0.1, pac_samples=16, pac_max_samples=1024, batch_size=512, seed=0, taps=None):
         self.model, self.x, self.y, self.x_eval = model, x, y, (x if x_eval is None else x_eval)
-        self.eps, self.constants, self.alpha, self.steps, self.bs, self.seed, self.taps = eps, constants, alpha, sharpness_steps, batch_size, seed, taps
-        self.pac_target, self.pac_samples, self.shape, self._c = pac_target, pac_samples, tuple(x.shape[1:]), {}
+        self.eps, self.constants, self.alpha, self.steps = eps, constants, alpha, sharpness_steps
+        self.bs, self.seed, self.taps = batch_size, seed, taps
+        self.pac_kw = dict(target=pac_target, rtol=pac_rtol, n_samples=pac_samples, max_samples=pac_max_samples)
+        self.shape, self._c = tuple(x.shape[1:]), {}
     def get(self, key, f):
         "Compute `f()` once per key."
         if key not in self._c: self._c[key] = f()
@@ -311,6 +393,11 @@ class _Ctx:
     def per_gamma2(self, v): return float(v) / self.gamma ** 2
     @property
     def jac(self): return self.get('j', lambda: jacobian_stats(self.model, self.x_eval, batch_size=self.bs))
+    @property
+    def pac(self):
+        "`pac_bayes_alpha` result (α, KL, their Monte Carlo errors), computed once."
+        return self.get('p', lambda: pac_bayes_alpha(self.model, self.x, self.y, **self.pac_kw, batch_size=self.bs,
+                                                     seed=self.seed))
     @property
     def wei_ma(self): return self.get('w', lambda: wei_ma_complexity(self.model, self.x, self.y, self.taps, self.bs))
     @property
@@ -331,25 +418,30 @@ MEASURES: dict[str, Callable] = {
     'l2_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 2) ** 2 * (math.prod(4. * h for *_, h in _forward_ops(c.model, c.shape)) if c.constants else 1)),
     'spectral': lambda c: c.per_gamma2(spectral_product(c.model, c.shape, c.constants)),
     'sharpness': lambda c: float(sharpness(c.model, c.x, c.y, c.alpha, c.steps, batch_size=c.bs, seed=c.seed)),
-    'pac_bayes_kl': lambda c: pac_bayes_alpha(c.model, c.x, c.y, c.pac_target, n_samples=c.pac_samples, batch_size=c.bs, seed=c.seed)['kl'],
+    'pac_bayes_kl': lambda c: c.pac['kl'],
+    'pac_bayes_kl_se': lambda c: c.pac['kl_se'],                  # its Monte Carlo standard error
     'wei_ma_max': lambda c: c.wei_ma_correct.max().item(),
     'wei_ma_mean': lambda c: c.wei_ma_correct.mean().item(),
     **{k: (lambda c, k=k: c.jac[k]) for k in ('jac_spectral_max', 'jac_spectral_mean', 'jac_frobenius_max', 'jac_frobenius_mean')},
 }
 
 # %% ../nbs/06_measures.ipynb #29d06fa4
+@measurement
 def compute_measures(model:nn.Module, x:Tensor, y:Tensor, names:Sequence[str]|None=None, x_eval:Tensor|None=None,
                      timings:bool=False, **kw) -> dict:
     "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y); options as `_Ctx` (eps, alpha, ...)."
     names = list(MEASURES) if names is None else list(names)
     bad = [n for n in names if n not in MEASURES]
     if bad: raise ValueError(f"Unknown measures {bad}; available: {list(MEASURES)}.")
+    if 'pac_bayes_kl' in names and 'pac_bayes_kl_se' not in names:        # a Monte Carlo value comes with its error
+        names.insert(names.index('pac_bayes_kl') + 1, 'pac_bayes_kl_se')
     c, out = _Ctx(model, check_batch(x), check_labels(y, len(x)), x_eval, **kw), {}
     for n in names:
         t0 = time.perf_counter(); out[n] = MEASURES[n](c)
         if timings: out[f'time_{n}'] = time.perf_counter() - t0
     return out
 
+@measurement
 def measure_table(runs:dict, names:Sequence[str]|None=None, **kw) -> pd.DataFrame:
     "One row of `compute_measures` per run; `runs[label] = (model, x, y)` or `(model, x, y, x_eval)`."
     return pd.DataFrame({k: compute_measures(*r[:3], names=names, x_eval=r[3] if len(r) > 3 else None, **kw)
