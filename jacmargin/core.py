@@ -70,9 +70,9 @@ def _fp32_settings() -> tuple:
 def _set_fp32_settings(snap:tuple):
     "Restore a `_fp32_settings` snapshot (the legacy setters keep both APIs consistent)."
     (objs, new), legacy = snap
-    if legacy is not None:
+    if legacy is not None:                       # cuBLAS's allow_tf32 follows the matmul precision: set that last
+        torch.backends.cudnn.allow_tf32 = legacy[2]
         torch.set_float32_matmul_precision(legacy[0])
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = legacy[1], legacy[2]
     else:
         for o, v in zip(objs, new):
             if v is not None: o.fp32_precision = v
@@ -85,8 +85,8 @@ def full_precision():
     snap, token = _fp32_settings(), _MEASURING.set(True)
     try:
         if snap[1] is not None:
+            torch.backends.cudnn.allow_tf32 = False
             torch.set_float32_matmul_precision('highest')
-            torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
         else:
             for o, v in zip(*snap[0]):
                 if v is not None: o.fp32_precision = 'ieee'
