@@ -61,8 +61,17 @@ def process_notebooks(force: bool = True, n_workers: int = 2) -> Path:
         os.dup2(saved[0], 1); os.dup2(saved[1], 2)
         log.seek(0); text = log.read(); log.close()
     if err is not None:
-        print(text[-6000:], file=sys.stderr)
-        raise SystemExit(f'docs: notebook processing failed: {type(err).__name__}: {err}') from err
+        # a worker's exception arrives with its traceback as __cause__ (concurrent.futures)
+        tb = str(err.__cause__ or '')
+        log_path = Path(tempfile.gettempdir()) / 'jacmargin_docs_proc.log'
+        log_path.write_text(text + '\n' + tb, encoding='utf-8')
+        why = [l for l in tb.splitlines() if re.match(r'[A-Za-z_][\w.]*(Error|Exception)\b', l)]
+        msg = str(err).splitlines() or ['']
+        raise SystemExit(f'docs: notebook processing failed: {msg[0]}\n'
+                         + ''.join(f'  | {l}\n' for l in msg[1:4]) + ('  | ...\n' if len(msg) > 4 else '')
+                         + ''.join(f'  {l}\n' for l in why)
+                         + f'Docs processing runs each cell that contains an import: a cell that mixes imports with code '
+                         f'that needs earlier cells fails there. Log and traceback: {log_path}') from err
     (proc / '_build.log').write_text(text, encoding='utf-8')
     n = text.count('Found cells containing imports and other code')
     if n: print(f'docs: {n} cells mix imports with other code, so docs processing runs them '
