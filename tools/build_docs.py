@@ -70,8 +70,8 @@ def process_notebooks(force: bool = True, n_workers: int = 2) -> Path:
         raise SystemExit(f'docs: notebook processing failed: {msg[0]}\n'
                          + ''.join(f'  | {l}\n' for l in msg[1:4]) + ('  | ...\n' if len(msg) > 4 else '')
                          + ''.join(f'  {l}\n' for l in why)
-                         + f'Docs processing runs each cell that contains an import: a cell that mixes imports with code '
-                         f'that needs earlier cells fails there. Log and traceback: {log_path}') from err
+                         + 'Docs processing runs each cell that contains an import: a cell that mixes imports with '
+                         f'code that needs earlier cells fails there. Log and traceback: {log_path}') from err
     (proc / '_build.log').write_text(text, encoding='utf-8')
     n = text.count('Found cells containing imports and other code')
     if n: print(f'docs: {n} cells mix imports with other code, so docs processing runs them '
