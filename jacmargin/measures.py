@@ -429,7 +429,7 @@ MEASURES: dict[str, Callable] = {
 @measurement
 def compute_measures(model:nn.Module, x:Tensor, y:Tensor, names:Sequence[str]|None=None, x_eval:Tensor|None=None,
                      timings:bool=False, **kw) -> dict:
-    "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y); options as `_Ctx` (eps, alpha, ...)."
+    "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y); options: eps, alpha, sharpness_steps, pac_target, pac_rtol, pac_samples, ..."
     names = list(MEASURES) if names is None else list(names)
     bad = [n for n in names if n not in MEASURES]
     if bad: raise ValueError(f"Unknown measures {bad}; available: {list(MEASURES)}.")
