@@ -31,7 +31,8 @@ def _held_bn_hook(m, inp, out):
 
 # %% ../nbs/01_jacobian.ipynb #81646095
 @contextlib.contextmanager
-def held_batch_stats(model:nn.Module):
+def held_batch_stats(model:nn.Module   # any model; its batch norms that use batch statistics hold them
+                    ):
     "Context manager: batch-norm layers that use batch statistics hold them constant; running stats are restored."
     bns = [m for m in model.modules() if _uses_batch_stats(m)]
     saved = [dict(m._buffers) for m in bns]                 # the buffer tensors themselves, never written to
@@ -43,7 +44,10 @@ def held_batch_stats(model:nn.Module):
         for m, bufs in zip(bns, saved): m._buffers.update(bufs)
 
 # %% ../nbs/01_jacobian.ipynb #356bf087
-def model_output(logits:Tensor, output:str|Callable='probs', y:Tensor|None=None) -> Tensor:
+def model_output(logits:Tensor,                # logits (B, C)
+                 output:str|Callable='probs',  # 'probs' (paper's f), 'logits', 'margin' or callable
+                 y:Tensor|None=None            # labels (B,), needed by output='margin'
+                ) -> Tensor:
     "Map logits (B, C) to the output whose Jacobian is taken: 'probs', 'logits', 'margin' (needs `y`) or a callable."
     if callable(output): out = output(logits)
     elif output == 'probs': out = logits.softmax(-1)
@@ -58,7 +62,11 @@ def model_output(logits:Tensor, output:str|Callable='probs', y:Tensor|None=None)
     return out
 
 # %% ../nbs/01_jacobian.ipynb #c7ef06eb
-def model_graph(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None) -> tuple[Tensor, Tensor]:
+def model_graph(model:nn.Module,              # the classifier: (B, *x) → logits (B, C)
+                x:Tensor,                     # inputs (B, *x), floating, the model's dtype
+                output:str|Callable='probs',  # 'probs' (paper's f), 'logits', 'margin' or callable
+                y:Tensor|None=None            # labels (B,), needed by output='margin'
+               ) -> tuple[Tensor, Tensor]:
     "Run `model` on `x` with a graph back to the input: (xg, out), xg (B, *x) requiring grad, out (B, K)."
     check_batch(x); check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):
@@ -74,7 +82,12 @@ def model_graph(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor
     with torch.enable_grad(): return xg, model_output(logits, output, y)
 
 # %% ../nbs/01_jacobian.ipynb #6c9c7fad
-def output_vjp(out:Tensor, xg:Tensor, v:Tensor, create_graph:bool=False, batched:bool|None=None) -> Tensor:
+def output_vjp(out:Tensor,               # outputs (B, K) with a graph back to `xg`
+               xg:Tensor,                # the inputs (B, *x) that require grad
+               v:Tensor,                 # output-space vectors (P, B, K), one stack per pass
+               create_graph:bool=False,  # keep the graph to differentiate the result
+               batched:bool|None=None    # vmapped backward (True) or a loop; None: loop on CPU
+              ) -> Tensor:
     "Vector-Jacobian products vᵀJ(x_i) for a stack of output vectors `v` (P, B, K) → (P, B, *x)."
     if batched is None: batched = v.shape[0] > 1 and out.device.type != 'cpu'   # CPU: the loop is faster (bench/jacobian.py)
     def _grad(go): 
@@ -90,8 +103,12 @@ def output_vjp(out:Tensor, xg:Tensor, v:Tensor, create_graph:bool=False, batched
 
 # %% ../nbs/01_jacobian.ipynb #f20dea7d
 @measurement
-def jacobian(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None,
-             create_graph:bool=False) -> Tensor:
+def jacobian(model:nn.Module,              # the classifier: (B, *x) → logits (B, C)
+             x:Tensor,                     # inputs (B, *x), floating, the model's dtype
+             output:str|Callable='probs',  # 'probs' (paper's f), 'logits', 'margin' or callable
+             y:Tensor|None=None,           # labels (B,), needed by output='margin'
+             create_graph:bool=False       # keep the graph to differentiate the result
+            ) -> Tensor:
     "Exact per-sample Jacobians dout(x_i)/dx_i, shape (B, K, *x.shape[1:]) with K outputs (C for probs/logits)."
     xg, out = model_graph(model, x, output, y)
     B, K = out.shape
@@ -120,8 +137,14 @@ def _random_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, gene
     return v if dist == 'gaussian' else v / v.norm(dim=-1, keepdim=True) * math.sqrt(K)
 
 # %% ../nbs/01_jacobian.ipynb #5ce295e4
-def output_jacobian_frobenius_sq(out:Tensor, xg:Tensor, method:str='exact', n_proj:int=1, dist:str='sphere',
-                                 create_graph:bool=False, generator=None) -> Tensor:
+def output_jacobian_frobenius_sq(out:Tensor,               # outputs (B, K) with a graph back to `xg`
+                                 xg:Tensor,                # the inputs (B, *x) that require grad
+                                 method:str='exact',       # 'exact' (K passes), 'projection' or 'one_hot'
+                                 n_proj:int=1,             # random draws per sample (estimators)
+                                 dist:str='sphere',        # vectors: 'sphere', 'gaussian' or 'rademacher'
+                                 create_graph:bool=False,  # keep the graph to differentiate the result
+                                 generator=None            # seeded source of the random draws
+                                ) -> Tensor:
     "‖J(x_i)‖_F² (B,) of an existing graph out (B, K) of xg: exact, or unbiased 'projection' / 'one_hot' estimates."
     B, K = out.shape
     if method == 'exact': v = torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)
@@ -135,15 +158,25 @@ def output_jacobian_frobenius_sq(out:Tensor, xg:Tensor, method:str='exact', n_pr
 
 # %% ../nbs/01_jacobian.ipynb #ddd96694
 @measurement
-def jacobian_frobenius_sq(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None,
-                          method:str='exact', n_proj:int=1, dist:str='sphere', create_graph:bool=False,
-                          generator:torch.Generator|None=None) -> Tensor:
+def jacobian_frobenius_sq(model:nn.Module,                      # the classifier: (B, *x) → logits (B, C)
+                          x:Tensor,                             # inputs (B, *x), floating, the model's dtype
+                          output:str|Callable='probs',          # 'probs' (paper's f), 'logits', 'margin' or callable
+                          y:Tensor|None=None,                   # labels (B,), needed by output='margin'
+                          method:str='exact',                   # 'exact', or unbiased 'projection' / 'one_hot'
+                          n_proj:int=1,                         # random draws per sample, averaged (estimators)
+                          dist:str='sphere',                    # vectors: 'sphere', 'gaussian' or 'rademacher'
+                          create_graph:bool=False,              # keep the graph to differentiate the result
+                          generator:torch.Generator|None=None   # seeded generator: same draws on every device
+                         ) -> Tensor:
     "Per-sample ‖J(x_i)‖_F² (B,): 'exact' (K reverse passes) or unbiased 'projection' / 'one_hot' estimates."
     xg, out = model_graph(model, x, output, y)
     return output_jacobian_frobenius_sq(out, xg, method, n_proj, dist, create_graph, generator)
 
 # %% ../nbs/01_jacobian.ipynb #541764a4
-def frobenius_estimator_variance(J:Tensor, method:str='projection', dist:str='sphere') -> Tensor:
+def frobenius_estimator_variance(J:Tensor,                 # per-sample Jacobians (B, K, *x)
+                                 method:str='projection',  # 'projection' or 'one_hot'
+                                 dist:str='sphere'         # vectors: 'sphere', 'gaussian' or 'rademacher'
+                                ) -> Tensor:
     "Closed-form variance of one draw of the ‖J‖_F² estimator for Jacobians J (B, K, *) → (B,)."
     J = J.flatten(2); A = J @ J.transpose(1, 2); K = A.shape[-1]        # (B, K, K)
     fro2, d = A.pow(2).sum((1, 2)), A.diagonal(dim1=1, dim2=2)
@@ -174,9 +207,18 @@ def _power_spectral(out:Tensor, xg:Tensor, n_iter:int, u0:Tensor|None, create_gr
 
 # %% ../nbs/01_jacobian.ipynb #48e1f4ca
 @measurement
-def jacobian_spectral_norm(model:nn.Module, x:Tensor, output:str|Callable='probs', y:Tensor|None=None,
-                           method:str='svd', n_iter:int=1000, tol:float=1e-6, u0:Tensor|None=None,
-                           create_graph:bool=False, return_vectors:bool=False, generator:torch.Generator|None=None):
+def jacobian_spectral_norm(model:nn.Module,                      # the classifier: (B, *x) → logits (B, C)
+                           x:Tensor,                             # inputs (B, *x), floating, the model's dtype
+                           output:str|Callable='probs',          # 'probs' (paper's f), 'logits', 'margin' or callable
+                           y:Tensor|None=None,                   # labels (B,), needed by output='margin'
+                           method:str='svd',                     # 'svd' (exact) or 'power' (iteration on J Jᵀ)
+                           n_iter:int=1000,                      # power: at most this many steps
+                           tol:float=1e-6,                       # power: stop at residual ≤ tol·θ; 0: n_iter steps
+                           u0:Tensor|None=None,                  # power: warm start (B, K)
+                           create_graph:bool=False,              # keep the graph to differentiate the result
+                           return_vectors:bool=False,            # also return u (B, K) (power) or None (svd)
+                           generator:torch.Generator|None=None   # seeded generator: same draws on every device
+                          ):
     "Per-sample ‖J(x_i)‖₂ (B,): exact 'svd' of the full Jacobian, or 'power' iteration to `tol` (at most `n_iter` steps)."
     if method == 'svd':
         J = jacobian(model, x, output, y, create_graph=create_graph)
