@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_experiment.ipynb #f3e74625
 from __future__ import annotations
-import dataclasses, functools, hashlib, json, os, platform, time, datetime
+import dataclasses, functools, hashlib, json, os, platform, shlex, sys, time, datetime
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -17,13 +17,15 @@ from .core import seed_everything, default_device, progress_bar
 from .measures import jacobian_stats
 from .regularizers import (WeightDecay, JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
                                     LargeMarginRegularizer, WeiMaRegularizer, multiclass_hinge_loss)
-from .data import load_dataset, train_val_split, stratified_subset, random_labels, TensorLoader
+from .data import (load_dataset, train_val_split, stratified_subset, random_labels, TensorLoader, loaded_sources,
+                            UserInputError)
 from .models import make_model
 from .learner import Learner, step_schedule, evaluate
 
 # %% auto #0
-__all__ = ['config_dict', 'config_hash', 'run_meta', 'ResultCache', 'run_grid', 'results_frame', 'summarize', 'run_protocol',
-           'compare_table', 'markdown_table', 'save_figure', 'TrainRun', 'run_regularizers', 'cached_dataset',
+__all__ = ['SMOKE_NOTE', 'config_dict', 'config_hash', 'run_meta', 'ResultCache', 'run_grid', 'results_frame', 'summarize',
+           'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line', 'provenance',
+           'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers', 'cached_dataset',
            'run_data', 'run_model', 'train_run']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
@@ -39,12 +41,19 @@ def config_hash(cfg, n:int=12) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:n]
 
 # %% ../nbs/13_experiment.ipynb #c955c703
-def run_meta() -> dict:
+def _device_name(device=None) -> str:
+    "The device a run uses (`device`, else the best available) in words: cpu with its cores and threads, or the GPU."
+    d = torch.device(device) if device else default_device()
+    if d.type == 'cuda': return f"{d} ({torch.cuda.get_device_name(d)})"
+    if d.type == 'cpu': return f"cpu ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads)"
+    return str(d)
+
+def run_meta(device=None) -> dict:
     "What produced a result: package and torch versions, device, machine, time."
     from jacmargin import __version__
-    dev = torch.cuda.get_device_name() if torch.cuda.is_available() else f"CPU ({os.cpu_count()} cores)"
-    return {'jacmargin': __version__, 'torch': torch.__version__, 'device': dev, 'machine': platform.machine(),
-            'python': platform.python_version(), 'finished': datetime.datetime.now().isoformat(timespec='seconds')}
+    return {'jacmargin': __version__, 'torch': torch.__version__, 'device': _device_name(device),
+            'machine': platform.machine(), 'python': platform.python_version(),
+            'finished': datetime.datetime.now().astimezone().isoformat(timespec='seconds')}
 
 # %% ../nbs/13_experiment.ipynb #979ceb29
 class ResultCache:
@@ -79,10 +88,21 @@ def _init_worker(threads:int):
     torch.set_num_threads(threads)
     os.environ['OMP_NUM_THREADS'] = str(threads)
 
-def _timed(fn, cfg):
+def _strings(o):
+    "Every string inside a config dict (nested dicts and lists included)."
+    if isinstance(o, str): yield o
+    elif isinstance(o, dict): yield from (s for v in o.values() for s in _strings(v))
+    elif isinstance(o, (list, tuple)): yield from (s for v in o for s in _strings(v))
+
+def _timed(fn, cfg) -> tuple:
+    "(result of `fn(cfg)` with its `seconds`, meta), the meta taken where the run ran: device, versions, data sources."
     t = time.perf_counter(); res = fn(cfg)
-    if not isinstance(res, dict): raise TypeError(f"{getattr(fn, '__name__', fn)} must return a dict of results, got {type(res).__name__}.")
-    return {**res, 'seconds': round(time.perf_counter() - t, 3)}
+    if not isinstance(res, dict):
+        raise TypeError(f"{getattr(fn, '__name__', fn)} must return a dict of results, got {type(res).__name__}.")
+    names = set(_strings(config_dict(cfg)))
+    data = {k: v for k, v in loaded_sources().items() if k in names}          # the datasets this config names
+    meta = run_meta(getattr(fn, 'keywords', {}).get('device'))                # fn = partial(train_run, device=...)
+    return {**res, 'seconds': round(time.perf_counter() - t, 3)}, {**meta, **({'data': data} if data else {})}
 
 # %% ../nbs/13_experiment.ipynb #516ab848
 def run_grid(fn:Callable[[Any], dict], cfgs:Iterable, cache:ResultCache|str|Path, jobs:int=1,
@@ -92,12 +112,12 @@ def run_grid(fn:Callable[[Any], dict], cfgs:Iterable, cache:ResultCache|str|Path
     cfgs = list(dict.fromkeys(cfgs)); todo = [c for c in cfgs if c not in cache]
     bar = progress_bar(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached", disable=not progress or not todo)
     if jobs <= 1 or len(todo) <= 1:
-        for c in todo: cache.put(c, _timed(fn, c)); bar.update()
+        for c in todo: cache.put(c, *_timed(fn, c)); bar.update()
     else:
         threads = threads or max(1, (os.cpu_count() or 1) // jobs)
         with ProcessPoolExecutor(jobs, mp_context=get_context('spawn'), initializer=_init_worker, initargs=(threads,)) as ex:
             futs = {ex.submit(_timed, fn, c): c for c in todo}
-            for f in as_completed(futs): cache.put(futs[f], f.result()); bar.update()
+            for f in as_completed(futs): cache.put(futs[f], *f.result()); bar.update()
     bar.close()
     return [cache.get(c) for c in cfgs]
 
@@ -149,6 +169,96 @@ def save_figure(fig, stem, formats:Sequence[str]=('png', 'svg'), dpi:int=120) ->
     paths = [stem.with_suffix(f'.{f}') for f in formats]
     for p in paths: fig.savefig(p, dpi=dpi, bbox_inches='tight')
     return paths
+
+# %% ../nbs/13_experiment.ipynb #3f1ca188
+_INVOCATION = {}      # the scale of the experiment call in progress: set by `pick_scale`, read by `write_results`
+
+def pick_scale(cfg, scale:str, paper, smoke, cpu=None):
+    "`cfg` if given, else the preset of `scale`: 'paper', 'smoke' or (where the experiment has one) 'cpu'."
+    scales = {'paper': paper, 'smoke': smoke, **({} if cpu is None else {'cpu': cpu})}
+    if cfg is None:
+        if scale not in scales:
+            names = [repr(k) for k in scales]
+            raise UserInputError(f"scale={scale!r}: use {', '.join(names[:-1])} or {names[-1]}.")
+        cfg = scales[scale]
+    _INVOCATION['scale'] = next((k for k, v in scales.items() if v == cfg), 'custom')
+    return cfg
+
+# %% ../nbs/13_experiment.ipynb #2e76e484
+def command_line() -> str:
+    "How this process was started: the `jacmargin` command line, a script's command line, or the Python session."
+    a = sys.argv if sys.argv and sys.argv[0] else ['']
+    p = Path(a[0])
+    if p.name == 'jacmargin' or (p.name == 'cli.py' and p.parent.name == 'jacmargin'):
+        return shlex.join(['jacmargin', *a[1:]])
+    if p.name in ('', '-c') or 'ipykernel' in p.name: return f"Python session ({p.name or 'interactive'})"
+    return shlex.join(['python', *a])
+
+# %% ../nbs/13_experiment.ipynb #b5e03639
+def _epochs(c:dict):
+    "The epochs of a run config: `epochs`, the sum of a schedule's (lr, epochs) pairs, or a train-to-loss run's cap."
+    if 'epochs' in c and not isinstance(c['epochs'], (list, tuple)): return c['epochs']
+    for k in ('lr_pairs', 'schedule'):
+        if k in c: return sum(n for _, n in c[k])
+    return f"until training loss < {c['target_loss']:g}, at most {c['max_epochs']}" if 'max_epochs' in c else None
+
+def _uniq(xs) -> list:
+    "Sorted distinct values (numbers before strings), Nones left out."
+    return sorted({x for x in xs if x is not None}, key=lambda v: (isinstance(v, str), v))
+
+def provenance(records:Sequence[dict], name:str='', scale:str|None=None) -> dict:
+    "What produced a results folder: command, scale, seeds, sizes, epochs, data sources, versions, devices, dates."
+    from jacmargin import __version__
+    cfgs = [r['config'] for r in records if r and isinstance(r.get('config'), dict)]
+    metas = [r['meta'] for r in records if r and r.get('meta')]
+    datasets = _uniq(c.get('dataset') for c in cfgs)
+    got = {k: _uniq(m.get('data', {}).get(k) for m in metas) for k in datasets}
+    data = {k: (v[0] if len(v) == 1 else v) if v else loaded_sources().get(k, 'not recorded with these runs')
+            for k, v in got.items()}
+    fin = _uniq(m.get('finished') for m in metas)
+    return {'experiment': name, 'scale': scale, 'command': command_line(),
+            'written': datetime.datetime.now().astimezone().isoformat(timespec='seconds'),
+            'software': {'jacmargin': __version__, 'torch': torch.__version__, 'numpy': np.__version__,
+                         'python': platform.python_version(), 'machine': platform.machine()},
+            'runs': len(records), 'seeds': _uniq(c.get('seed') for c in cfgs),
+            'sizes': _uniq(c.get('n_train') for c in cfgs),
+            'epochs': _uniq(_epochs(c) for c in cfgs), 'data': data,
+            'run_devices': _uniq(m.get('device') for m in metas),
+            'run_versions': _uniq(f"jacmargin {m.get('jacmargin')}, torch {m.get('torch')}" for m in metas),
+            'run_finished': [fin[0], fin[-1]] if fin else []}
+
+# %% ../nbs/13_experiment.ipynb #b151d1fc
+SMOKE_NOTE = ("> **Smoke run** (scale 'smoke'): a few samples and epochs that only check the code path. "
+              "Accuracies near chance (10 % for 10 classes) are expected here; the numbers mean nothing.\n\n")
+
+def provenance_markdown(p:dict) -> str:
+    "The provenance of a results folder as a short markdown block (the foot of `table.md`)."
+    j = lambda xs: ', '.join(map(str, xs)) or '-'
+    s = p['software']
+    fin, dev, ver = p['run_finished'], p['run_devices'], p['run_versions']
+    lines = [f"**Provenance.** Written {p['written']} by `{p['command']}` (scale {p['scale'] or 'not given'}; "
+             f"jacmargin {s['jacmargin']}, torch {s['torch']}, Python {s['python']}, {s['machine']}).",
+             f"- runs: {p['runs']}" + (f", finished {fin[0]} … {fin[1]}" if fin else '')
+             + (f"; on {j(dev)}" if dev else '') + (f"; {j(ver)}" if ver else ''),
+             f"- seeds {j(p['seeds'])} · training-set sizes {j(p['sizes'])} · epochs {j(p['epochs'])}"]
+    lines += [f"- data: {k} from {v if isinstance(v, str) else ' / '.join(v)}" for k, v in p['data'].items()]
+    return '\n'.join(lines) + '\n'
+
+# %% ../nbs/13_experiment.ipynb #2db041d3
+def save_csv(df:pd.DataFrame, path, index:bool=False):
+    "Write `df` as CSV with floats to 6 significant digits (no `4.6599999999999975`)."
+    df.to_csv(path, index=index, float_format='%.6g')
+
+def write_results(out, name:str, records:list, table:pd.DataFrame, fig, scale:str|None=None) -> dict:
+    "Write runs.csv, runs.json, table.csv, table.md and the figure of an experiment into `out/name`, with provenance."
+    scale = scale or _INVOCATION.pop('scale', None)
+    prov = provenance(records, name, scale)
+    d = Path(out) / name; d.mkdir(parents=True, exist_ok=True)
+    save_csv(results_frame(records), d / 'runs.csv'); save_csv(table, d / 'table.csv')
+    (d / 'runs.json').write_text(json.dumps({'provenance': prov, 'runs': records}, indent=1, default=_json_default))
+    md = (SMOKE_NOTE if scale == 'smoke' else '') + markdown_table(table) + '\n\n' + provenance_markdown(prov)
+    (d / 'table.md').write_text(md)
+    return {'dir': d, 'table': table, 'figures': save_figure(fig, d / name), 'provenance': prov}
 
 # %% ../nbs/13_experiment.ipynb #3dc79738
 @dataclasses.dataclass(frozen=True)
