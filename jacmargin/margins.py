@@ -17,7 +17,9 @@ from .operators import lipschitz_bound, norm_product
 __all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds']
 
 # %% ../nbs/04_margins.ipynb #23a6f768
-def score(probs:Tensor, y:Tensor) -> Tensor:
+def score(probs:Tensor,  # network outputs (B, C), the softmax of eq. 33
+          y:Tensor       # labels (B,)
+         ) -> Tensor:
     "Score o(s_i) = min_{j≠y_i} √2 (f_{y_i} − f_j)(x_i) of eq. 33 from network outputs `probs` (B, C) → (B,)."
     if not isinstance(probs, Tensor) or probs.dim() != 2 or probs.shape[1] < 2:
         raise ValueError(f"`probs` must be a (B, C) tensor with C >= 2 classes, got {getattr(probs, 'shape', type(probs))}.")
@@ -27,7 +29,12 @@ def score(probs:Tensor, y:Tensor) -> Tensor:
     return math.sqrt(2) * (fy - other)
 
 # %% ../nbs/04_margins.ipynb #593f2a7d
-def output_margin(features:Tensor, y:Tensor, weight:Tensor, bias:Tensor|None=None, clamp:bool=True) -> Tensor:
+def output_margin(features:Tensor,        # features z_i (B, M) entering the linear classifier
+                  y:Tensor,               # labels (B,)
+                  weight:Tensor,          # classifier weight W (C, M)
+                  bias:Tensor|None=None,  # classifier bias b (C,)
+                  clamp:bool=True         # clamp at 0 (misclassified points); False: signed distance
+                 ) -> Tensor:
     "Distance of features z_i (B, M) to the decision boundary of argmax(W z + b) (001 eq. 13), (B,); signed if not `clamp`."
     z = check_batch(features, 'features')
     if not isinstance(weight, Tensor) or weight.dim() != 2 or weight.shape[1] != z.shape[1]:
@@ -181,9 +188,20 @@ def _attack_restarts(model, x, y, target, restarts, generator, **kw):
 
 # %% ../nbs/04_margins.ipynb #45396b06
 @measurement
-def input_margin(model:nn.Module, x:Tensor, y:Tensor, method:str='deepfool', targets:str|None=None, max_iter:int=50,
-                 overshoot:float=0.02, steps:int=100, n_bisect:int=20, n_refine:int=3, restarts:int=0, box:tuple|None=None,
-                 generator:torch.Generator|None=None) -> tuple[Tensor, Tensor]:
+def input_margin(model:nn.Module,                      # the classifier: (B, *x) → logits (B, C)
+                 x:Tensor,                             # inputs (B, *x), floating, the model's dtype
+                 y:Tensor,                             # labels (B,)
+                 method:str='deepfool',                # 'deepfool' (refined) or 'fmn' (Fast Minimum-Norm on top)
+                 targets:str|None=None,                # None: untargeted; 'all': one targeted attack per wrong class
+                 max_iter:int=50,                      # DeepFool iterations
+                 overshoot:float=0.02,                 # DeepFool overshoot
+                 steps:int=100,                        # FMN steps
+                 n_bisect:int=20,                      # bisection steps towards the boundary
+                 n_refine:int=3,                       # projection rounds on the boundary
+                 restarts:int=0,                       # extra attacks from random starts
+                 box:tuple|None=None,                  # (low, high) valid input range, e.g. (0., 1.)
+                 generator:torch.Generator|None=None   # seeded generator for the random parts
+                ) -> tuple[Tensor, Tensor]:
     "Upper bound of the margin γ(s_i): (distance (B,), x_adv) of a batched minimal-L2 attack refined by bisection."
     x = check_batch(x); y = check_labels(y, len(x)); check_measure_dtype(model_dtype(model))
     if method not in ('deepfool', 'fmn'): raise ValueError(f"method={method!r}: use 'deepfool' or 'fmn'.")
@@ -209,8 +227,13 @@ def input_margin(model:nn.Module, x:Tensor, y:Tensor, method:str='deepfool', tar
 # %% ../nbs/04_margins.ipynb #5895b483
 @measurement
 @torch.no_grad()
-def input_margin_grid(model:nn.Module, x:Tensor, y:Tensor, extent:tuple=(-3., 3., -3., 3.), n:int=1001,
-                      n_bisect:int=40) -> Tensor:
+def input_margin_grid(model:nn.Module,                  # the classifier: (B, *x) → logits (B, C)
+                      x:Tensor,                         # 2-D inputs (B, 2)
+                      y:Tensor,                         # labels (B,)
+                      extent:tuple=(-3., 3., -3., 3.),  # (x_min, x_max, y_min, y_max) of the grid
+                      n:int=1001,                       # grid points per axis
+                      n_bisect:int=40                   # bisection steps on each boundary edge
+                     ) -> Tensor:
     "Brute-force margin (B,) of 2-D inputs x (B, 2): distance to boundary points bisected on a dense n × n grid."
     x = check_batch(x); y = check_labels(y, len(x)); check_measure_dtype(model_dtype(model))
     if x.shape[1:] != (2,): raise ValueError(f"input_margin_grid needs 2-D inputs (B, 2), got {tuple(x.shape)}.")
@@ -308,10 +331,22 @@ def _bounds_of(model:nn.Module, shape:tuple, norms) -> tuple[float, float]:
 
 # %% ../nbs/04_margins.ipynb #958d1002
 @measurement
-def margin_lower_bounds(model:nn.Module, x:Tensor, y:Tensor, input_shape=None, sup_set:Tensor|None=None,
-                        output:str='probs', gamma1:bool=True, x_adv:Tensor|None=None, norms=None, n_outer:int=4,
-                        n_steps:int=4, n_random:int=0, n_line:int=16, batch_size:int=256,
-                        generator:torch.Generator|None=None) -> dict:
+def margin_lower_bounds(model:nn.Module,                      # the classifier: (B, *x) → logits (B, C)
+                        x:Tensor,                             # inputs (B, *x), floating, the model's dtype
+                        y:Tensor,                             # labels (B,); bounds are 0 where the score is ≤ 0
+                        input_shape=None,                     # per-sample input shape (default: x.shape[1:])
+                        sup_set:Tensor|None=None,             # extra points for the sup ‖J‖₂ of γ2
+                        output:str='probs',                   # 'probs' (the paper's f) or 'logits'
+                        gamma1:bool=True,                     # also estimate γ1 (eq. 34)
+                        x_adv:Tensor|None=None,               # adversarial points for γ1 (default: attack)
+                        norms=None,                           # dict(spectral=, frobenius=) or a layer table
+                        n_outer:int=4,                        # γ1: fixed-point bisection rounds
+                        n_steps:int=4,                        # γ1: ascent steps per ball
+                        n_random:int=0,                       # γ1: random starts per ball
+                        n_line:int=16,                        # γ1: points on the segment to x_adv
+                        batch_size:int=256,                   # samples per Jacobian batch
+                        generator:torch.Generator|None=None   # seeded generator for the random parts
+                       ) -> dict:
     "Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds), gamma2, gamma1_est (estimates)."
     x = check_batch(x); check_measure_dtype(model_dtype(model))
     if output not in ('probs', 'logits'): raise ValueError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")

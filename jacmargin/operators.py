@@ -68,7 +68,11 @@ def _adjoint(layer, y:Tensor, input_shape:tuple, w:Tensor) -> Tensor:
 
 # %% ../nbs/02_operators.ipynb #bb310246
 @measurement
-def dense_operator(layer:nn.Module, input_shape, dtype=None, chunk:int=1024) -> Tensor:
+def dense_operator(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
+                   input_shape,      # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
+                   dtype=None,       # dtype of the matrix (default: the weight's)
+                   chunk:int=1024    # basis vectors per batched application
+                  ) -> Tensor:
     "The explicit matrix (M, D) of `layer`'s linear part on per-sample inputs of `input_shape` (the unrolled conv)."
     shape = _check_layer(layer, input_shape)
     w = _weight(layer, dtype); D = math.prod(shape); check_measure_dtype(w.dtype, 'layer')
@@ -112,8 +116,14 @@ def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, 
 
 # %% ../nbs/02_operators.ipynb #ae7d82bb
 @measurement
-def operator_norm(layer:nn.Module, input_shape, n_iter:int=2000, tol:float=1e-6, seed:int=0, dtype=None,
-                  method:str='lanczos') -> float:
+def operator_norm(layer:nn.Module,       # an nn.Linear or nn.Conv1d/2d/3d
+                  input_shape,           # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
+                  n_iter:int=2000,       # at most this many operator applications
+                  tol:float=1e-6,        # relative Ritz residual at which to stop
+                  seed:int=0,            # seed of the start vector
+                  dtype=None,            # dtype of the computation (default: the weight's)
+                  method:str='lanczos'   # 'lanczos' or 'power'
+                 ) -> float:
     "Spectral norm of `layer`'s linear part (bias excluded) on per-sample inputs of `input_shape` (no batch dim)."
     shape = _check_layer(layer, input_shape)
     if method not in ('lanczos', 'power'): raise ValueError(f"method must be 'lanczos' or 'power', got {method!r}.")
@@ -154,7 +164,10 @@ def _tap_counts(layer, shape:tuple) -> list[Tensor]:
 
 # %% ../nbs/02_operators.ipynb #1b264cd5
 @measurement
-def operator_frobenius_norm(layer:nn.Module, input_shape, dtype=None) -> float:
+def operator_frobenius_norm(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
+                            input_shape,      # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
+                            dtype=None        # dtype of the computation (default: the weight's)
+                           ) -> float:
     "Exact Frobenius norm of `layer`'s linear part on per-sample inputs of `input_shape` (the matrix W_l of eq. 37)."
     shape = _check_layer(layer, input_shape)
     w = _weight(layer, dtype); check_measure_dtype(w.dtype, 'layer')
@@ -599,7 +612,12 @@ def _model_bounds(model:nn.Module, input_shape, kinds:tuple, fold:bool=True, **k
 
 # %% ../nbs/02_operators.ipynb #65a4eba3
 @measurement
-def lipschitz_bound(model:nn.Module, input_shape, kind:str='spectral', fold:bool=True, **kw) -> float:
+def lipschitz_bound(model:nn.Module,      # the model in eval mode; BN in training mode is refused
+                    input_shape,          # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
+                    kind:str='spectral',  # 'spectral' (operator norms: γ3) or 'frobenius' (γ4)
+                    fold:bool=True,       # fold eval-mode batch norms into adjacent Linear / Conv layers first
+                    **kw                  # passed to `operator_norm` (n_iter, tol, method, ...)
+                   ) -> float:
     "Upper bound of the L2 Lipschitz constant of `model` on per-sample inputs of `input_shape`, over its graph."
     if kind not in ('spectral', 'frobenius'):
         raise ValueError(f"kind must be 'spectral' (γ3) or 'frobenius' (γ4), got {kind!r}.")
@@ -607,15 +625,24 @@ def lipschitz_bound(model:nn.Module, input_shape, kind:str='spectral', fold:bool
 
 # %% ../nbs/02_operators.ipynb #f53815f5
 @measurement
-def layer_norms(model:nn.Module, input_shape, fold:bool=True, **kw) -> pd.DataFrame:
+def layer_norms(model:nn.Module,  # the model in eval mode
+                input_shape,      # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
+                fold:bool=True,   # fold eval-mode batch norms first
+                **kw              # passed to `operator_norm`
+               ) -> pd.DataFrame:
     "A model's operators in forward order with the norms of their Jacobians (BN folded; layers of bound 1 left out)."
     rows = _model_bounds(model, tuple(input_shape), _COLS, fold, **kw)[1]
     return pd.DataFrame(rows, columns=['name', 'kind', 'input_shape', *_COLS])
 
 # %% ../nbs/02_operators.ipynb #da44bb2e
 @measurement
-def norm_product(model:nn.Module, input_shape, kind:str='spectral', norms:pd.DataFrame|None=None, fold:bool=True,
-                 **kw) -> float:
+def norm_product(model:nn.Module,               # a chain model in eval mode (non-chains are refused)
+                 input_shape,                   # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
+                 kind:str='spectral',           # 'spectral' (γ3, eq. 36) or 'frobenius' (γ4, eq. 37)
+                 norms:pd.DataFrame|None=None,  # a `layer_norms` table of this model, to avoid recomputing
+                 fold:bool=True,                # fold eval-mode batch norms first
+                 **kw                           # passed to `operator_norm`
+                ) -> float:
     "Π over a chain's operators of their `kind` norm: 'spectral' (γ3, eq. 36) or 'frobenius' (γ4, eq. 37); chains only."
     if kind not in _COLS: raise ValueError(f"kind must be one of {_COLS}, got {kind!r}.")
     _, rows, merges = _model_bounds(model, tuple(input_shape), (kind,) if norms is None else (), fold, **kw)
