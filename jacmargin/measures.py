@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.func import functional_call
-from .core import (check_batch, check_labels, check_measure_dtype, measurement, preserved, record_taps,
+from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved, record_taps,
     model_taps, model_dtype, model_device)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm
@@ -191,9 +191,10 @@ def sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float=5e-4, n_steps:int
     L0 = _data_loss(model, w, x, y, batch_size)
     best, best_nu = L0, {n: torch.zeros_like(p) for n, p in w.items()}
     if alpha > 0:
-        g = torch.Generator(device=x.device).manual_seed(seed)
+        g = torch.Generator().manual_seed(seed)                              # CPU draws: the same on every device
+        u = lambda p: device_draw(lambda d: torch.rand(p.shape, generator=g, device=d, dtype=torch.float64), p.device, g)
         nu = ({n: torch.maximum(torch.minimum(nu0[n], box[n]), -box[n]) for n in w} if nu0 is not None else
-              {n: (torch.rand(p.shape, generator=g, dtype=p.dtype, device=p.device) * 2 - 1) * box[n] for n, p in w.items()})
+              {n: (u(p).to(p.dtype) * 2 - 1) * box[n] for n, p in w.items()})
         for t in range(n_steps + 1):
             L, gr = _data_loss(model, {n: w[n] + nu[n] for n in w}, x, y, batch_size, grad=t < n_steps) if t < n_steps else \
                     (_data_loss(model, {n: w[n] + nu[n] for n in w}, x, y, batch_size), None)
@@ -232,10 +233,11 @@ def _sharpness_draws(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n:int, ba
     "L(w + σ⊙z_k) − L(w) (n,) for the first `n` seeded draws z_k ~ N(0, I): draw k is the same for every α and n."
     if n < 1: raise ValueError(f"n_samples={n}: use at least one draw (two for a standard error).")
     w, s = _params(model), pac_bayes_sigma(model, alpha)
-    g = torch.Generator(device=x.device).manual_seed(seed)
+    g = torch.Generator().manual_seed(seed)                                  # CPU draws: the same on every device
     L0, out = _data_loss(model, w, x, y, batch_size), []
     for _ in range(n):
-        z = {k: torch.randn(p.shape, generator=g, dtype=p.dtype, device=p.device) for k, p in w.items()}
+        z = {k: device_draw(lambda d: torch.randn(p.shape, generator=g, device=d, dtype=torch.float64), p.device, g).to(p.dtype)
+             for k, p in w.items()}
         out.append(_data_loss(model, {k: w[k] + s[k] * z[k] for k in w}, x, y, batch_size) - L0)
     return torch.stack(out)
 
