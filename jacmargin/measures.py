@@ -43,7 +43,12 @@ def _eval_logits(model:nn.Module, x:Tensor, batch_size:int=1024) -> Tensor:
 
 # %% ../nbs/06_measures.ipynb #c2c7f334
 @measurement
-def output_margins(model:nn.Module, x:Tensor, y:Tensor, kind:str='logits', batch_size:int=1024) -> Tensor:
+def output_margins(model:nn.Module,      # the classifier: (B, *x) → logits (B, C)
+                   x:Tensor,             # training inputs (N, *x)
+                   y:Tensor,             # labels (N,)
+                   kind:str='logits',    # 'logits' (Neyshabur eq. 2) or 'score' (Sokolić eq. 33)
+                   batch_size:int=1024   # samples per forward pass
+                  ) -> Tensor:
     "Per-sample margins (N,): 'logits' f_y − max_{j≠y} f_j (Neyshabur eq. 2) or 'score' √2(p_y − max_{j≠y} p_j) (eq. 33)."
     logits = _eval_logits(model, x, batch_size)
     y = check_labels(y, len(x), logits.shape[1])
@@ -57,7 +62,9 @@ def _percentile_rank(m:int, eps:float) -> int:
     return max(math.ceil(eps * m * (1 - 1e-12)), 1)
 
 @measurement
-def margin_percentile(margins:Tensor, eps:float=0.05) -> Tensor:
+def margin_percentile(margins:Tensor,  # per-sample margins (m,)
+                      eps:float=0.05   # fraction ε; 0 gives the minimum
+                     ) -> Tensor:
     "γ_margin: the ⌈ε m⌉-th smallest of m margins (Neyshabur et al. 2017, Sec. 2.2); eps=0 gives the minimum."
     if margins.dim() != 1 or len(margins) == 0:
         raise ValueError(f"margins must be a non-empty (m,) tensor, got {tuple(margins.shape)}.")
@@ -88,7 +95,10 @@ def _forward_ops(model:nn.Module, input_shape) -> list[tuple[str, nn.Module, tup
 
 # %% ../nbs/06_measures.ipynb #495a3ce2
 @measurement
-def frobenius_product(model:nn.Module, input_shape, constants:bool=False) -> Tensor:
+def frobenius_product(model:nn.Module,       # the classifier: (B, *x) → logits (B, C)
+                      input_shape,           # per-sample input shape, e.g. (1, 28, 28)
+                      constants:bool=False   # multiply by the bound's constant 4^d
+                     ) -> Tensor:
     "Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv weights, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."
     ops = _forward_ops(_folded(model), tuple(input_shape))
     out = torch.stack([m.weight.detach().double().pow(2).sum() for _, m, _, _ in ops]).prod()
@@ -96,7 +106,10 @@ def frobenius_product(model:nn.Module, input_shape, constants:bool=False) -> Ten
 
 # %% ../nbs/06_measures.ipynb #cb2de097
 @measurement
-def spectral_product(model:nn.Module, input_shape, constants:bool=False) -> Tensor:
+def spectral_product(model:nn.Module,       # the classifier: (B, *x) → logits (B, C)
+                     input_shape,           # per-sample input shape, e.g. (1, 28, 28)
+                     constants:bool=False   # multiply by the bound's constant Π_i h_i
+                    ) -> Tensor:
     "Π_i ‖W_i‖₂² of the (BN-folded) model's operators on their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."
     ops = _forward_ops(_folded(model), tuple(input_shape))
     s = torch.tensor([operator_norm(m, shp) ** 2 for _, m, shp, _ in ops], dtype=torch.float64)
@@ -138,7 +151,11 @@ def _powered(model:nn.Module, p:float, bias:bool=True) -> nn.Module:
 
 # %% ../nbs/06_measures.ipynb #79219468
 @measurement
-def path_norm(model:nn.Module, input_shape, p:float=2, bias:bool=True) -> Tensor:
+def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
+              input_shape,      # per-sample input shape, e.g. (1, 28, 28)
+              p:float=2,        # the ℓp of the path norm (1 or 2 in the paper)
+              bias:bool=True    # include the bias paths
+             ) -> Tensor:
     "Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU net (BN folded) by one powered forward pass (float64)."
     if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
     m = _powered(model, p, bias)
@@ -288,8 +305,18 @@ def _solve_log(f:Callable, target:float, lo:float, hi:float, tol:float=1e-3, n_i
 
 # %% ../nbs/06_measures.ipynb #251687c4
 @measurement
-def pac_bayes_alpha(model:nn.Module, x:Tensor, y:Tensor, target:float=0.1, lo:float=1e-6, hi:float=1., rtol:float=0.1,
-                    n_samples:int=16, max_samples:int=1024, batch_size:int=1024, seed:int=0) -> dict:
+def pac_bayes_alpha(model:nn.Module,       # the classifier: (B, *x) → logits (B, C)
+                    x:Tensor,              # training inputs (N, *x)
+                    y:Tensor,              # labels (N,)
+                    target:float=0.1,      # expected sharpness to reach
+                    lo:float=1e-6,         # search interval of α: low end
+                    hi:float=1.,           # search interval of α: high end
+                    rtol:float=0.1,        # Monte Carlo SE allowed, relative to `target`
+                    n_samples:int=16,      # draws to start with (at least 10)
+                    max_samples:int=1024,  # cap on the draws (warns when hit)
+                    batch_size:int=1024,   # samples per forward pass
+                    seed:int=0             # seed of the draws (CPU: the same on every device)
+                   ) -> dict:
     "α whose expected sharpness is `target`, to a Monte Carlo SE ≤ `rtol`·target (adaptive draws); its KL; both SEs."
     check_batch(x); y = check_labels(y, len(x))
     if target <= 0 or rtol <= 0: raise ValueError(f"target={target}, rtol={rtol}: both must be positive.")
@@ -356,7 +383,12 @@ def plot_wei_ma_hist(values:dict, top:int=100, ax=None, bins:int=20):
 
 # %% ../nbs/06_measures.ipynb #51fc27e5
 @measurement
-def jacobian_norms(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None, batch_size:int=256) -> tuple[Tensor, Tensor]:
+def jacobian_norms(model:nn.Module,     # the classifier: (B, *x) → logits (B, C)
+                   x:Tensor,            # inputs (N, *x)
+                   output='probs',      # 'probs' (the paper's f), 'logits' or 'margin'
+                   y:Tensor|None=None,  # labels (N,), for output='margin'
+                   batch_size:int=256   # samples per Jacobian batch
+                  ) -> tuple[Tensor, Tensor]:
     "Per-sample (‖J(x_i)‖₂, ‖J(x_i)‖_F), each (N,), in eval mode, from one exact Jacobian per batch."
     check_batch(x); _check_model(model, x)
     s2, sf = [], []
@@ -368,7 +400,12 @@ def jacobian_norms(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None
     return torch.cat(s2), torch.cat(sf)
 
 @measurement
-def jacobian_stats(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None, batch_size:int=256) -> dict:
+def jacobian_stats(model:nn.Module,     # the classifier: (B, *x) → logits (B, C)
+                   x:Tensor,            # inputs (N, *x)
+                   output='probs',      # 'probs' (the paper's f), 'logits' or 'margin'
+                   y:Tensor|None=None,  # labels (N,), for output='margin'
+                   batch_size:int=256   # samples per Jacobian batch
+                  ) -> dict:
     "Max and mean of ‖J(x_i)‖₂ and ‖J(x_i)‖_F over a data set (Sokolić et al. 2017, Fig. 4)."
     s2, sf = jacobian_norms(model, x, output, y, batch_size)
     return dict(jac_spectral_max=s2.max().item(), jac_spectral_mean=s2.mean().item(),
@@ -429,9 +466,15 @@ MEASURES: dict[str, Callable] = {
 
 # %% ../nbs/06_measures.ipynb #29d06fa4
 @measurement
-def compute_measures(model:nn.Module, x:Tensor, y:Tensor, names:Sequence[str]|None=None, x_eval:Tensor|None=None,
-                     timings:bool=False, **kw) -> dict:
-    "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y); options: eps, alpha, sharpness_steps, pac_target, pac_rtol, pac_samples, ..."
+def compute_measures(model:nn.Module,                # the classifier: (B, *x) → logits (B, C)
+                     x:Tensor,                       # training inputs (N, *x)
+                     y:Tensor,                       # labels (N,)
+                     names:Sequence[str]|None=None,  # keys of `MEASURES` to compute (default: all)
+                     x_eval:Tensor|None=None,        # inputs of the Jacobian measures (default: x)
+                     timings:bool=False,             # add the seconds each measure took
+                     **kw                            # eps, alpha, sharpness_steps, pac_target, pac_rtol, seed, ...
+                    ) -> dict:
+    "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y), as a dict."
     names = list(MEASURES) if names is None else list(names)
     bad = [n for n in names if n not in MEASURES]
     if bad: raise ValueError(f"Unknown measures {bad}; available: {list(MEASURES)}.")
