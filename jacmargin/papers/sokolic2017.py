@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.utils.data import Subset
 from ..core import seed_everything, default_device
-from ..data import (load_dataset, data_root, ArrayDataset, ImageFolder, DatasetNotFoundError, stratified_indices,
+from ..data import (load_dataset, data_root, ArrayDataset, ImageFolder, DatasetNotFoundError, stratified_indices, needs_data,
                             augment_crop_flip, TensorLoader, make_loader)
 from ..models import make_model
 from ..learner import Learner, PAPER_LR_SEQUENCES, piecewise_schedule, evaluate
@@ -24,7 +24,7 @@ from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer, cro
 from ..measures import jacobian_stats
 from ..margins import score
 from ..experiment import (cached_dataset, TrainRun, train_run, run_protocol, run_grid, results_frame, summarize, compare_table,
-                                  markdown_table, save_figure, run_regularizers, run_model)
+                                  markdown_table, save_figure, run_regularizers, run_model, pick_scale, write_results)
 
 # %% auto #0
 __all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'TABLE2_LARED', 'TABLE2_LARED_SMOKE',
@@ -55,23 +55,9 @@ TABLE2_PUBLISHED = pd.DataFrame({'n_train': [1000, 5000, 20000, 50000], 'wd': [9
                                  'jr': [96.03, 98.20, 99.00, 99.35]})
 
 # %% ../../nbs/20_sokolic2017.ipynb #40eee414
-def _scale(cfg, scale:str, paper, smoke, cpu=None):
-    "`cfg` if given, else the configuration of `scale`: 'paper', 'smoke' or (where the experiment has one) 'cpu'."
-    if cfg is not None: return cfg
-    scales = {'paper': paper, 'smoke': smoke, **({} if cpu is None else {'cpu': cpu})}
-    if scale not in scales:
-        names = [repr(k) for k in scales]
-        raise ValueError(f"scale={scale!r}: use {', '.join(names[:-1])} or {names[-1]}.")
-    return scales[scale]
-
-def _write(out:Path, name:str, records:list, table:pd.DataFrame, fig) -> dict:
-    "Write runs.csv, runs.json, table.md and the figure of an experiment into `out/name`."
-    d = Path(out) / name; d.mkdir(parents=True, exist_ok=True)
-    results_frame(records).to_csv(d / 'runs.csv', index=False)
-    (d / 'runs.json').write_text(json.dumps(records, indent=1))
-    (d / 'table.md').write_text(markdown_table(table) + '\n')
-    table.to_csv(d / 'table.csv', index=False)
-    return {'dir': d, 'table': table, 'figures': save_figure(fig, d / name)}
+# `jacmargin.experiment` picks the configuration of a scale and writes results folders (with their provenance);
+# the other paper modules import these two names from here.
+_scale, _write = pick_scale, write_results
 
 # %% ../../nbs/20_sokolic2017.ipynb #59112a9f
 def _table2_protocol(cfg:Table2, fn, cache, jobs:int, progress:bool) -> tuple:
