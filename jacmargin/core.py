@@ -19,14 +19,19 @@ __all__ = ['seed_everything', 'device_draw', 'default_device', 'model_device', '
            'model_taps', 'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
-def seed_everything(seed:int=0, deterministic:bool=False) -> torch.Generator:
+def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
+                    deterministic:bool=False   # also ask torch for deterministic algorithms
+                   ) -> torch.Generator:
     "Seed `random`, `numpy` and `torch` (all devices); return a CPU `torch.Generator` seeded the same."
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
     if deterministic: torch.use_deterministic_algorithms(True, warn_only=True)
     return torch.Generator().manual_seed(seed)
 
 # %% ../nbs/00_core.ipynb #cf86e9ff
-def device_draw(sample, device, generator:torch.Generator|None=None) -> Tensor:
+def device_draw(sample,                               # function of a device returning a random tensor drawn there
+                device,                               # where the draw is used
+                generator:torch.Generator|None=None   # the generator `sample` uses (CPU if None)
+               ) -> Tensor:
     "Run `sample(dev)` on the CPU (or on `generator`'s device) and move the draw to `device`: same seed, same draws."
     dev = torch.device('cpu') if generator is None else generator.device
     t, device = sample(dev), torch.device(device)
@@ -113,7 +118,9 @@ def measurement(f):
     return _f
 
 # %% ../nbs/00_core.ipynb #a2d40bdf
-def check_measure_dtype(dtype:torch.dtype, what:str='model'):
+def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
+                        what:str='model'    # its name in the message
+                       ):
     "Inside a measurement, refuse float16 / bfloat16: their Jacobians and norms carry ~1e-2 relative errors."
     if dtype in (torch.float16, torch.bfloat16) and _MEASURING.get() and not _REDUCED.get():
         raise TypeError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} measurement is wrong "
@@ -121,7 +128,10 @@ def check_measure_dtype(dtype:torch.dtype, what:str='model'):
                         "the error explicitly inside `jacmargin.core.reduced_precision()`.")
 
 # %% ../nbs/00_core.ipynb #b32c6cbe
-def check_batch(x, name:str='x', min_dim:int=2) -> Tensor:
+def check_batch(x,              # what was passed as a batch
+                name:str='x',   # its name in the message
+                min_dim:int=2   # least number of dimensions, batch included
+               ) -> Tensor:
     "Raise a clear error unless `x` is a floating tensor with a leading batch dimension; return it."
     if not isinstance(x, Tensor): raise TypeError(f"`{name}` must be a torch.Tensor, got {type(x).__name__}.")
     if not x.is_floating_point():
@@ -133,7 +143,11 @@ def check_batch(x, name:str='x', min_dim:int=2) -> Tensor:
     return x
 
 # %% ../nbs/00_core.ipynb #225b050d
-def check_labels(y, n:int, n_classes:int|None=None, name:str='y') -> Tensor:
+def check_labels(y,                        # what was passed as labels
+                 n:int,                    # batch size they must match
+                 n_classes:int|None=None,  # number of classes, to check the range
+                 name:str='y'              # its name in the message
+                ) -> Tensor:
     "Raise a clear error unless `y` is an integer tensor of `n` class indices (in `[0, n_classes)`)."
     if y is None: raise ValueError(f"`{name}` (the labels) is required here: pass a LongTensor of shape ({n},).")
     if not isinstance(y, Tensor) or y.is_floating_point() or y.is_complex():
@@ -168,7 +182,9 @@ def model_taps(model:nn.Module) -> list[str]:
 
 # %% ../nbs/00_core.ipynb #9c182c58
 @contextlib.contextmanager
-def record_taps(model:nn.Module, names:Sequence[str]|None=None):
+def record_taps(model:nn.Module,                # the model whose sub-module outputs are recorded
+                names:Sequence[str]|None=None   # sub-module names (default: `model_taps(model)`)
+               ):
     "Context manager yielding a dict filled with the outputs of the tapped sub-modules during forward passes."
     names = model_taps(model) if names is None else list(names)
     mods, out, handles = dict(model.named_modules()), {}, []
