@@ -241,7 +241,7 @@ def provenance_markdown(p:dict) -> str:
              f"- runs: {p['runs']}" + (f", finished {fin[0]} … {fin[1]}" if fin else '')
              + (f"; on {j(dev)}" if dev else '') + (f"; {j(ver)}" if ver else ''),
              f"- seeds {j(p['seeds'])} · training-set sizes {j(p['sizes'])} · epochs {j(p['epochs'])}"]
-    lines += [f"- data: {k} from {v if isinstance(v, str) else ' / '.join(v)}" for k, v in p['data'].items()]
+    lines += [f"- data: {k}: {v if isinstance(v, str) else ' / '.join(v)}" for k, v in p['data'].items()]
     return '\n'.join(lines) + '\n'
 
 # %% ../nbs/13_experiment.ipynb #2db041d3
