@@ -23,10 +23,10 @@ from .models import make_model
 from .learner import Learner, step_schedule, evaluate
 
 # %% auto #0
-__all__ = ['SMOKE_NOTE', 'config_dict', 'config_hash', 'run_meta', 'ResultCache', 'run_grid', 'results_frame', 'summarize',
-           'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line', 'provenance',
-           'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers', 'cached_dataset',
-           'run_data', 'run_model', 'train_run']
+__all__ = ['SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache', 'run_grid', 'results_frame',
+           'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line',
+           'provenance', 'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers',
+           'cached_dataset', 'run_data', 'run_model', 'train_run']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
 def config_dict(cfg) -> dict:
@@ -35,10 +35,22 @@ def config_dict(cfg) -> dict:
         raise TypeError(f"Experiment configs must be dataclass instances, got {type(cfg).__name__}.")
     return json.loads(json.dumps(dataclasses.asdict(cfg), default=str))
 
+def _keyed(cfg, d:dict) -> dict:
+    "`d` (cfg's config_dict) without the fields marked `added` that still hold their default, at every nesting level."
+    for f in dataclasses.fields(cfg):
+        v = getattr(cfg, f.name)
+        if f.metadata.get('added') and v == f.default: d.pop(f.name)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type): _keyed(v, d[f.name])
+    return d
+
 def config_hash(cfg, n:int=12) -> str:
     "Stable hash of a config's class name and fields: the key of its result in the cache."
-    blob = json.dumps({'class': type(cfg).__name__, 'fields': config_dict(cfg)}, sort_keys=True)
+    blob = json.dumps({'class': type(cfg).__name__, 'fields': _keyed(cfg, config_dict(cfg))}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:n]
+
+def added(default):
+    "A config field added after results were cached: left out of the key while it holds `default`, so they stay valid."
+    return dataclasses.field(default=default, metadata={'added': True})
 
 # %% ../nbs/13_experiment.ipynb #c955c703
 def _device_name(device=None) -> str:

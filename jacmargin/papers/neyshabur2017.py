@@ -19,7 +19,7 @@ from ..data import (ArrayDataset, CLASS_NAMES, load_dataset, stratified_indices,
                             confusion_set, TensorLoader)
 from ..learner import Learner, Callback, CancelFitException, evaluate
 from ..measures import compute_measures, pac_bayes_curve, plot_pac_bayes
-from ..experiment import run_grid, results_frame, summarize, run_model
+from ..experiment import run_grid, results_frame, summarize, run_model, added
 from .sokolic2017 import _scale, _write
 
 # %% auto #0
@@ -48,7 +48,9 @@ class MeasureRun:
     alpha: float = 5e-4              # sharpness box
     sharpness_steps: int = 10
     pac_target: float = 0.05         # expected sharpness at which the KL is read
-    pac_samples: int = 5
+    pac_samples: int = 5             # draws the PAC-Bayes search starts with (at least 10 are used)
+    pac_rtol: float = added(0.1)     # Monte Carlo SE of the expected sharpness allowed, relative to pac_target
+    pac_max_samples: int = added(1024)   # cap on the PAC-Bayes draws (a warning says when it binds)
     pac_alphas: tuple = tuple(float(a) for a in np.geomspace(1e-4, 1e-1, 10))
     seed: int = 0
 
@@ -125,7 +127,8 @@ def measure_run(cfg:MeasureRun, device=None, root=None, progress:bool=False) -> 
     model, S = t['model'], t['measure_set']
     te = evaluate(model, t['test'])
     kw = dict(eps=cfg.eps, alpha=cfg.alpha, sharpness_steps=cfg.sharpness_steps, pac_target=cfg.pac_target,
-              pac_samples=cfg.pac_samples, batch_size=1024, seed=cfg.seed)
+              pac_samples=cfg.pac_samples, pac_rtol=cfg.pac_rtol, pac_max_samples=cfg.pac_max_samples,
+              batch_size=1024, seed=cfg.seed)
     m = compute_measures(model, S.x, S.y, names=NAMES, **kw)
     pc = pac_bayes_curve(model, S.x, S.y, cfg.pac_alphas, n_samples=cfg.pac_samples, batch_size=1024, seed=cfg.seed)
     return dict(epochs=t['epochs'], reached=bool(t['reached']), train_loss=t['train_loss'], train_err=100 - t['train_acc'],
@@ -165,12 +168,12 @@ class Fig1:
 FIG1_PAPER = Fig1()
 FIG1_SMOKE = replace(FIG1_PAPER, sizes=(40, 80), run=replace(FIG1_PAPER.run, dataset='generated-cifar10', n_test=64,
                      model_kw=(('widths', (4, 8)), ('hidden', 16), ('dropout', 0.3)), lr=0.05, max_epochs=2,
-                     sharpness_steps=2, pac_samples=2, pac_alphas=(1e-3, 1e-2, 1e-1)))
+                     sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1)))
 FIG1_MNIST = Fig1(sizes=(1000, 2000, 4000, 8000), name='neyshabur2017-fig1-mnist',
                   run=MeasureRun(dataset='mnist', model='mlp', model_kw=(('widths', (512,)),), lr=0.05, batch_size=64,
                                  target_loss=1e-2, max_epochs=300))
 FIG1_MNIST_SMOKE = replace(FIG1_MNIST, sizes=(100, 200), run=replace(FIG1_MNIST.run, model_kw=(('widths', (32,)),), n_test=500,
-                           max_epochs=3, sharpness_steps=2, pac_samples=2, pac_alphas=(1e-3, 1e-2, 1e-1)))
+                           max_epochs=3, sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1)))
 _FIG1 = {'cifar10': (FIG1_PAPER, FIG1_SMOKE), 'mnist': (FIG1_MNIST, FIG1_MNIST_SMOKE)}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #fa99c849
@@ -262,7 +265,7 @@ class Fig4:
 
 FIG4_PAPER = Fig4()
 FIG4_SMOKE = replace(FIG4_PAPER, widths=(8, 32), run=replace(FIG4_PAPER.run, n_train=200, n_test=500, lr=0.05,
-                     max_epochs=3, sharpness_steps=2, pac_samples=2, pac_alphas=(1e-3, 1e-2, 1e-1)))
+                     max_epochs=3, sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1)))
 
 # %% ../../nbs/22_neyshabur2017.ipynb #0faa7636
 def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
