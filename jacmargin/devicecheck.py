@@ -26,7 +26,8 @@ def _warm_bn(model:nn.Module, shape:tuple, seed:int) -> nn.Module:
         for _ in range(3): model(torch.randn(16, *shape, generator=g) * 2 + 0.5)
     return model.eval()
 
-def small_models(seed:int=0) -> dict:
+def small_models(seed:int=0   # seed of the weights and of the batch-norm statistics
+                ) -> dict:
     "A small instance of every model family of `jacmargin.models`: name → (model in eval mode, per-sample input shape)."
     torch.manual_seed(seed)
     ms = {'MLP': (MLP(64, [32, 32], 10), (1, 8, 8)), 'paper CNN': (PaperCNN(input_size=12), (1, 12, 12)),
@@ -78,8 +79,13 @@ def _on(model:nn.Module, x:Tensor, y:Tensor, device, dtype, mode:str, seed:int) 
 def _has_bn(model:nn.Module) -> bool: return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules())
 
 # %% ../nbs/14_device_check.ipynb #d78ef6de
-def device_agreement(model:nn.Module, input_shape:tuple, device='cuda', dtype=torch.float32, batch:int=4,
-                     seed:int=0) -> pd.DataFrame:
+def device_agreement(model:nn.Module,      # the model (copied, never changed)
+                     input_shape:tuple,    # per-sample input shape
+                     device='cuda',        # the device to check
+                     dtype=torch.float32,  # the dtype on that device
+                     batch:int=4,          # random inputs in [0, 1)
+                     seed:int=0            # seed of the inputs and of the random estimators
+                    ) -> pd.DataFrame:
     "Relative error of every engine / regularizer / margin quantity on (`device`, `dtype`) against the CPU in float64."
     g = torch.Generator().manual_seed(seed)
     x = torch.rand(batch, *input_shape, generator=g, dtype=torch.float64)
@@ -94,7 +100,12 @@ def device_agreement(model:nn.Module, input_shape:tuple, device='cuda', dtype=to
     return pd.DataFrame(rows)
 
 # %% ../nbs/14_device_check.ipynb #4c0953f1
-def device_sandwich(model:nn.Module, input_shape:tuple, device='cuda', batch:int=8, seed:int=0) -> pd.DataFrame:
+def device_sandwich(model:nn.Module,    # the model (copied, never changed)
+                    input_shape:tuple,  # per-sample input shape
+                    device='cuda',      # the device to check
+                    batch:int=8,        # random inputs in [0, 1)
+                    seed:int=0          # seed of the inputs
+                   ) -> pd.DataFrame:
     "Per point on `device`: γ4, γ3 (Thm 4 bounds), the verified attack distance and whether γ4 ≤ γ3 ≤ attack holds."
     x = torch.rand(batch, *input_shape, generator=torch.Generator().manual_seed(seed)).to(device)
     m = copy.deepcopy(model).to(device).eval()
