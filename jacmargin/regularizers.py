@@ -9,8 +9,10 @@ from typing import Callable, Sequence
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from .core import check_labels, model_taps, device_draw
-from .jacobian import model_output, model_graph, output_vjp, output_jacobian_frobenius_sq
+from fastcore.basics import patch
+from torch.autograd.graph import get_gradient_edge
+from .core import check_labels, model_taps, device_draw, preserved
+from .jacobian import model_output, model_graph, output_vjp, _random_vectors, _uses_batch_stats
 
 # %% auto #0
 __all__ = ['cross_entropy', 'multiclass_hinge_loss', 'Regularizer', 'input_graph', 'JacobianRegularizer',
@@ -70,44 +72,266 @@ def _no_autocast(device:torch.device):
     "Context with autocast off on `device`'s type (the penalty's own closed-form algebra runs in the weights' dtype)."
     return torch.autocast(torch.device(device).type, enabled=False)
 
+# %% ../nbs/05_regularizers.ipynb #02e77100
+_AFFINE = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
+
+def _native_conv_adjoint(m:nn.Module, g:Tensor) -> bool:
+    "Does g W of layer `m` use the native CPU kernel (a Conv2d with at most 4 input channels: oneDNN is slow there)?"
+    return (isinstance(m, nn.Conv2d) and g.device.type == 'cpu' and m.groups == 1 and m.in_channels <= 4
+            and tuple(m.dilation) == (1, 1) and m.padding_mode == 'zeros' and not isinstance(m.padding, str)
+            and hasattr(torch.ops.aten, '_slow_conv2d_backward'))
+
+class _SmallConvAdjoint(torch.autograd.Function):
+    "g W of a Conv2d by the native CPU kernel; its backward by the forward-convolution and weight-gradient kernels."
+    @staticmethod
+    def forward(ctx, g, W, in_shape, ksp):
+        ctx.save_for_backward(g, W); ctx.ksp = ksp
+        k, s, p = ksp
+        return torch.ops.aten._slow_conv2d_backward.output_mask(g, g.new_empty(()).expand(in_shape), W, k, s, p,
+                                                                [True, False, False])[0]
+    @staticmethod
+    def backward(ctx, ga):
+        g, W = ctx.saved_tensors; _, s, p = ctx.ksp
+        gg = F.conv2d(ga, W, None, s, p) if ctx.needs_input_grad[0] else None            # ⟨ga, gW⟩ = ⟨W ga, g⟩
+        gW = torch.nn.grad.conv2d_weight(ga, W.shape, g, s, p) if ctx.needs_input_grad[1] else None
+        return gg, gW, None, None
+
+# %% ../nbs/05_regularizers.ipynb #71f71270
+def _adjoint(m:nn.Module, g:Tensor, in_shape, W:Tensor) -> Tensor:
+    "g W: the gradient w.r.t. the input of the affine layer `m`, weight W (input held fixed), differentiable in g, W."
+    g = g.to(W.dtype)                                                                    # autocast: g may be bf16
+    if isinstance(m, nn.Linear): return g @ W                                             # (B, ..., in)
+    if _native_conv_adjoint(m, g):
+        ksp = (list(m.kernel_size), list(m.stride), list(m.padding))
+        return _SmallConvAdjoint.apply(g, W, tuple(in_shape), ksp)
+    nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
+    if m.padding_mode == 'zeros' and not isinstance(m.padding, str):
+        fn = [torch.nn.grad.conv1d_input, torch.nn.grad.conv2d_input, torch.nn.grad.conv3d_input][nd - 1]
+        return fn(in_shape, W, g, m.stride, m.padding, m.dilation, m.groups)             # conv_transpose of g
+    z = g.new_zeros(in_shape, requires_grad=True)                                        # any padding: autograd
+    return torch.autograd.grad(m._conv_forward(z, W, None), z, g, create_graph=W.requires_grad or g.requires_grad)[0]
+
+def _weight_grad(m:nn.Module, g:Tensor, a:Tensor, W:Tensor) -> Tensor:
+    "∂⟨g, m(a)⟩/∂W (W's shape): the weight gradient of the affine layer `m` (weight W) for input `a`, output gradient `g`."
+    g, a = g.to(W.dtype), a.to(W.dtype)
+    if isinstance(m, nn.Linear): return g.flatten(0, -2).T @ a.flatten(0, -2)                # (out, in)
+    nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
+    if m.padding_mode == 'zeros' and not isinstance(m.padding, str):
+        fn = [torch.nn.grad.conv1d_weight, torch.nn.grad.conv2d_weight, torch.nn.grad.conv3d_weight][nd - 1]
+        return fn(a, W.shape, g, m.stride, m.padding, m.dilation, m.groups)
+    Wd = W.detach().requires_grad_(True)
+    return torch.autograd.grad((m._conv_forward(a, Wd, None) * g).sum(), Wd)[0]
+
+# %% ../nbs/05_regularizers.ipynb #2a5bdb52
+_HELD_BN_NODES = ('NativeBatchNormBackward0', 'CudnnBatchNormBackward0')   # saved result1 = mean, result2 = 1/σ
+
+@contextlib.contextmanager
+def _bn_nodes(model:nn.Module, store:list):
+    "Forward hooks: `store` gets (module, autograd node) of each batch-norm call on batch statistics (None: unusable)."
+    def hook(m, inp, out):
+        if not _uses_batch_stats(m): return
+        n = out.grad_fn
+        store.append((m, n) if n is not None and type(n).__name__ in _HELD_BN_NODES else None)
+    hs = [m.register_forward_hook(hook) for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    try: yield store
+    finally:
+        for h in hs: h.remove()
+
+@contextlib.contextmanager
+def _held_bn_grads(records:Sequence):
+    "Inside: the recorded batch-norm nodes pass input gradients with the batch statistics held, dy·γ/σ."
+    def hook(node):
+        s = node._saved_result2.detach()                                      # (C,) 1/σ of the forward
+        if node._saved_weight is not None: s = s * node._saved_weight.detach()
+        view = lambda g: s.view(1, -1, *[1] * (g.dim() - 2)).to(g.dtype)
+        return lambda gi, go: None if gi[0] is None else (go[0] * view(go[0]), *gi[1:])
+    hs = [n.register_hook(hook(n)) for _, n in records]
+    try: yield
+    finally:
+        for h in hs: h.remove()
+
+# %% ../nbs/05_regularizers.ipynb #0ff14e1b
+@contextlib.contextmanager
+def _saved_stats(model:nn.Module, records:Sequence):
+    "Inside: batch-norm layers on batch statistics normalise in eval mode with those their training call saved."
+    todo, state = {}, {}
+    for m, node in records: todo.setdefault(m, []).append(node)
+    def pre(m, args):
+        if not todo.get(m): raise RuntimeError("A batch-norm layer ran more often than in the captured forward.")
+        node = todo[m].pop(0)
+        state[m] = m.training, m._buffers.get('running_mean'), m._buffers.get('running_var')
+        var = node._saved_result2.detach().pow(-2) - m.eps                    # 1/σ² − ε: the biased batch variance
+        m.training = False; m._buffers.update(running_mean=node._saved_result1.detach(), running_var=var)
+    def post(m, args, out): m.training, m._buffers['running_mean'], m._buffers['running_var'] = state.pop(m)
+    hs = [h for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and _uses_batch_stats(m)
+          for h in (m.register_forward_pre_hook(pre), m.register_forward_hook(post, always_call=True))]
+    try: yield
+    finally:
+        for h in hs: h.remove()
+
+def _held_graph(model:nn.Module, x:Tensor, output, y, records:Sequence|None) -> tuple[Tensor, Tensor]:
+    "`model_graph` (x's graph, statistics held), with the training forward's saved statistics when recorded."
+    if not records or None in records: return model_graph(model, x, output, y)
+    xg = x.detach().requires_grad_(True)
+    with torch.enable_grad(), preserved(model), _saved_stats(model, records): logits = model(xg)
+    with torch.enable_grad(): return xg, model_output(logits, output, y)
+
+# %% ../nbs/05_regularizers.ipynb #c30cef55
+@contextlib.contextmanager
+def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=False):
+    "Forward hooks: store[name] = (input, output's gradient edge, weight) of the named sub-modules (each called once)."
+    mods, handles = dict(model.named_modules()), []
+    def pre(m, inp):   # the module gets its own view of a grad-requiring input: ∂/∂view is this module's share only
+        return (inp[0].view_as(inp[0]), *inp[1:]) if alias and inp[0].requires_grad else None
+    def hook(m, inp, out, n):
+        if n in store: raise RuntimeError(f"Tap `{n}` was called twice in one forward: tap a module used once.")
+        store[n] = (inp[0], get_gradient_edge(out) if out.requires_grad else out, getattr(m, 'weight', None))
+    for n in names:
+        if n not in mods: raise ValueError(f"`{n}` is not a sub-module of the model; valid names: {list(mods)[1:]}")
+        handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: hook(m, i, o, n)))
+        if alias: handles.append(mods[n].register_forward_pre_hook(pre))
+    try: yield store
+    finally:
+        for h in handles: h.remove()
+
+@contextlib.contextmanager
+def _stacked(*cms):
+    "Enter the context managers `cms` together (a capture made of several hook sets)."
+    with contextlib.ExitStack() as st:
+        for cm in cms: st.enter_context(cm)
+        yield
+
+# %% ../nbs/05_regularizers.ipynb #c24a32e9
+_SHARED = {}   # id(model) → sinks of the captures open on it: nested captures share one set of hooks and one record
+
+def _reshape_of(t:Tensor, x:Tensor) -> bool:
+    "Is `t` x itself or a reshape of it (same memory and elements, both contiguous)?"
+    return t is x or (t.data_ptr() == x.data_ptr() and t.numel() == x.numel() and t.dtype == x.dtype
+                      and t.is_contiguous() and x.is_contiguous())
+
+@contextlib.contextmanager
+def _input_layers(model:nn.Module, sink:dict, force:bool=False):
+    "Hooks: affine layers called on the model input get it without grad; `sink` = {x, xr: leaf for other uses, layers}."
+    if id(model) in _SHARED:                                   # an open capture's hooks fill this sink too
+        _SHARED[id(model)].append(sink)
+        try: yield sink
+        finally: _SHARED[id(model)].remove(sink)
+        return
+    sinks, st = _SHARED.setdefault(id(model), [sink]), {}
+    def root(m, args):
+        st.clear(); x = args[0] if args else None
+        for s in sinks: s.clear()
+        if not (isinstance(x, Tensor) and x.is_floating_point() and torch.is_grad_enabled()): return None
+        if x.requires_grad and not force: return None                    # x's own graph is wanted: leave it
+        xr = x if x.requires_grad else x.detach().requires_grad_(True)
+        st.update(xr=xr, layers=[], pending={})
+        for s in sinks: s.update(x=x, xr=xr, layers=st['layers'])
+        return None if xr is x else (xr, *args[1:])
+    def pre(m, args):
+        t = args[0] if st and args else None
+        if not (isinstance(t, Tensor) and t.requires_grad and _reshape_of(t, st['xr'])): return None
+        if not (m.weight.requires_grad or (m.bias is not None and m.bias.requires_grad)): return None
+        d = t.detach(); st['pending'][id(d)] = d
+        return (d, *args[1:])
+    def post(m, args, out):
+        if st and args and st['pending'].pop(id(args[0]), None) is not None:
+            st['layers'].append((m, get_gradient_edge(out), m.weight, args[0].shape))
+    hs = [model.register_forward_pre_hook(root)]
+    for m in model.modules():
+        if isinstance(m, _AFFINE): hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post)]
+    try: yield sink
+    finally:
+        for h in hs: h.remove()
+        del _SHARED[id(model)]
+
+# %% ../nbs/05_regularizers.ipynb #1925710d
+def _input_vjp(out:Tensor, rec:dict, v:Tensor, create_graph:bool=False, batched:bool|None=None) -> Tensor:
+    "vᵀJ (P, B, *x) for v (P, B, K): autograd to the leaf rec['xr'] plus each input layer's share by its adjoint."
+    xr, layers = rec['xr'], rec.get('layers') or []
+    if not layers: return output_vjp(out, xr, v, create_graph, batched)
+    if batched is None: batched = v.shape[0] > 1 and out.device.type != 'cpu'     # as output_vjp
+    def grads(go):
+        gs = torch.autograd.grad(out, [xr] + [e for _, e, _, _ in layers], go, retain_graph=True,
+                                 create_graph=create_graph, allow_unused=True, is_grads_batched=go.dim() == 3)
+        lead, parts = go.shape[:-2], [g for g in gs[:1] if g is not None]
+        for (m, _, W, shape), g in zip(layers, gs[1:]):
+            if g is None: continue
+            g = g.flatten(0, len(lead))                                                # (P·B, *ẑ) when batched
+            parts.append(_adjoint(m, g, (len(g), *shape[1:]), W).reshape(*lead, *xr.shape))
+        if not parts: raise RuntimeError("The output does not depend on the input: its Jacobian is zero everywhere.")
+        return sum(parts[1:], parts[0])
+    if batched:
+        try: return grads(v)
+        except RuntimeError as e:
+            if 'depend' in str(e): raise
+    return torch.stack([grads(vp) for vp in v])
+
+def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:dict|None, io:dict|None=None,
+                 taps:Sequence[str]=(), bn:Sequence|None=None) -> tuple[dict, Tensor]:
+    "(record, out (B, K)): the captured training forward, else x's own graph, else an own forward (taps → io)."
+    coupled = _batch_coupled(model)
+    if logits is not None and logits.requires_grad and not coupled and (io or not taps):
+        if rec and rec.get('x') is x: return rec, model_output(logits, output, y)
+        if x.requires_grad: return {'xr': x}, model_output(logits, output, y)
+    rec, io = {}, {} if io is None else io
+    io.clear()
+    with _capture_io(model, taps, io), _input_layers(model, rec, force=True):
+        xg, out = _held_graph(model, x, output, y, bn if coupled and logits is not None else None)
+    return (rec if rec.get('xr') is xg else {'xr': xg}), out
+
 # %% ../nbs/05_regularizers.ipynb #9bf51988
-def _probs_frobenius_sq(lg:Tensor, xg:Tensor) -> Tensor:
-    "Exact ‖J(x_i)‖_F² (B,) of the softmax output from the logits graph lg (B, K), in K − 1 differentiable passes."
+def _probs_frobenius_sq(lg:Tensor, vjp:Callable) -> Tensor:
+    "Exact ‖J(x_i)‖_F² (B,) of the softmax output from the logits lg (B, K) and their vᵀJ (P, B, K) → (P, B, D)."
     B, K = lg.shape
     p = lg.softmax(-1)
     S = torch.diag_embed(p) - p[:, :, None] * p[:, None, :]                   # (B, K, K) softmax Jacobian
     R = (S[:, :-1] - S[:, -1:] / (1 + math.sqrt(K))).transpose(0, 1)           # (K-1, B, K): Σ_j r_j r_jᵀ = S²
-    return output_vjp(lg, xg, R, create_graph=True).flatten(2).pow(2).sum((0, 2))
+    return vjp(R).pow(2).sum((0, 2))
 
 # %% ../nbs/05_regularizers.ipynb #87906b91
 class JacobianRegularizer(Regularizer):
     "R_F (eq. 49): mean ‖J(x_i)‖_F² of `output`, exact or by unbiased one-hot / projection estimates."
-    needs_input_grad = True
+    needs_taps = True
     def __init__(self, output:str|Callable='probs', method:str='exact', n_proj:int=1, dist:str='sphere',
                  generator:torch.Generator|None=None):
         super().__init__()
         if method not in ('exact', 'projection', 'one_hot'):
             raise ValueError(f"method={method!r}: use 'exact', 'projection' or 'one_hot'.")
         self.output, self.method, self.n_proj, self.dist, self.generator = output, method, n_proj, dist, generator
+        self._rec = self._bn = None
+    def capture(self, model):
+        self._rec, self._bn = {}, []
+        return _stacked(_input_layers(model, self._rec), _bn_nodes(model, self._bn))
     def __call__(self, model, x, y=None, logits=None):
-        if self.method == 'exact' and self.output == 'probs':
-            sq = _probs_frobenius_sq(*input_graph(model, x, logits, 'logits', y)[::-1])   # (B,)
-        else:
-            xg, out = input_graph(model, x, logits, self.output, y)
-            sq = output_jacobian_frobenius_sq(out, xg, self.method, self.n_proj, self.dist, create_graph=True,
-                                              generator=self.generator)                   # (B,)
+        rec, bn, self._rec, self._bn = self._rec, self._bn, None, None
+        probs_exact = self.method == 'exact' and self.output == 'probs'
+        with torch.enable_grad():
+            rec, out = _input_graph(model, x, logits, 'logits' if probs_exact else self.output, y, rec, bn=bn)
+            vjp = lambda v: _input_vjp(out, rec, v, create_graph=True).flatten(2)                # (P, B, D)
+            B, K = out.shape
+            if probs_exact: sq = _probs_frobenius_sq(out, vjp)                                   # (B,)
+            elif self.method == 'exact':
+                sq = vjp(torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)).pow(2).sum((0, 2))
+            else:
+                if self.n_proj < 1: raise ValueError(f"n_proj={self.n_proj}: need at least one projection.")
+                v = _random_vectors(self.n_proj, B, K, self.method, self.dist, out, self.generator)
+                sq = vjp(v).pow(2).sum(-1).mean(0)
         self._last = {'jac_fro_sq': sq.detach().mean()}
         return sq.mean()                                                                 # eq. 49
 
 # %% ../nbs/05_regularizers.ipynb #b623d5f8
 class SpectralJacobianRegularizer(Regularizer):
     "R_J (eq. 48): mean ‖J(x_i)‖₂² by power iteration warm-started per sample index; gradient via (uᵀJv)², u, v fixed."
-    needs_input_grad, needs_index = True, True
+    needs_taps, needs_index = True, True
     def __init__(self, output:str|Callable='probs', n_iter:int=1, n_samples:int|None=None,
                  generator:torch.Generator|None=None):
         super().__init__()
         if n_iter < 0: raise ValueError(f"n_iter={n_iter}: need n_iter >= 0 power steps per call.")
-        self.output, self.n_iter, self.n_samples, self.generator, self._u = output, n_iter, n_samples, generator, None
+        self.output, self.n_iter, self.n_samples, self.generator = output, n_iter, n_samples, generator
+        self._u = self._rec = self._bn = None
+    def capture(self, model):
+        self._rec, self._bn = {}, []
+        return _stacked(_input_layers(model, self._rec), _bn_nodes(model, self._bn))
     def _warm(self, idx, out):
         "Unit vectors (B, K): stored ones for seen indices, random ones otherwise."
         B, K = out.shape
@@ -127,62 +351,22 @@ class SpectralJacobianRegularizer(Regularizer):
             self._u = new
         self._u[idx.to(u.device)] = (u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)).detach()   # zero rows stay unseen
     def __call__(self, model, x, y=None, logits=None, idx:Tensor|None=None):
-        xg, out = input_graph(model, x, logits, self.output, y)
-        u = self._warm(idx, out)
-        for step in range(self.n_iter):
-            ur = u.detach().requires_grad_(True)
-            w, = torch.autograd.grad(out, xg, ur, retain_graph=True, create_graph=True)   # (B, *x): Jᵀu
-            if step == self.n_iter - 1: break
-            ju, = torch.autograd.grad(w, ur, w.detach(), retain_graph=True)             # (B, K): J Jᵀ u
-            u = ju / ju.norm(dim=1, keepdim=True).clamp_min(1e-30)
-        if self.n_iter == 0: ur = u; w, = torch.autograd.grad(out, xg, u, retain_graph=True, create_graph=True)
-        elif idx is not None: ur.register_hook(lambda g, idx=idx: self._store(idx, g))    # g = (2λ/B) J Jᵀ u
-        sq = w.flatten(1).pow(2).sum(1)                                                   # (B,): ‖Jᵀu‖² = (uᵀJv)²
+        rec, bn, self._rec, self._bn = self._rec, self._bn, None, None
+        with torch.enable_grad():
+            rec, out = _input_graph(model, x, logits, self.output, y, rec, bn=bn)
+            vjp = lambda u: _input_vjp(out, rec, u[None], create_graph=True)[0]              # (B, *x): Jᵀu
+            u = self._warm(idx, out)
+            for step in range(self.n_iter):
+                ur = u.detach().requires_grad_(True)
+                w = vjp(ur)
+                if step == self.n_iter - 1: break
+                ju, = torch.autograd.grad(w, ur, w.detach(), retain_graph=True)             # (B, K): J Jᵀ u
+                u = ju / ju.norm(dim=1, keepdim=True).clamp_min(1e-30)
+            if self.n_iter == 0: ur = u; w = vjp(u)
+            elif idx is not None: ur.register_hook(lambda g, idx=idx: self._store(idx, g))    # g = (2λ/B) J Jᵀ u
+            sq = w.flatten(1).pow(2).sum(1)                                                   # (B,): ‖Jᵀu‖² = (uᵀJv)²
         self._last = {'jac_spec_sq': sq.detach().mean()}
         return sq.mean()                                                                 # eq. 48
-
-# %% ../nbs/05_regularizers.ipynb #f76083fd
-_AFFINE = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
-
-@contextlib.contextmanager
-def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=False):
-    "Forward hooks filling `store[name]` with (input, output, weight) of the named sub-modules; a module called twice is an error."
-    mods, handles = dict(model.named_modules()), []
-    def pre(m, inp):   # the module gets its own view of a grad-requiring input: ∂/∂view is this module's share only
-        return (inp[0].view_as(inp[0]), *inp[1:]) if alias and inp[0].requires_grad else None
-    def hook(m, inp, out, n):
-        if n in store: raise RuntimeError(f"Tap `{n}` was called twice in one forward: tap a module used once.")
-        store[n] = (inp[0], out, getattr(m, 'weight', None))   # weight as used in this forward
-    for n in names:
-        if n not in mods: raise ValueError(f"`{n}` is not a sub-module of the model; valid names: {list(mods)[1:]}")
-        handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: hook(m, i, o, n)))
-        if alias: handles.append(mods[n].register_forward_pre_hook(pre))
-    try: yield store
-    finally:
-        for h in handles: h.remove()
-
-# %% ../nbs/05_regularizers.ipynb #f66f5563
-def _adjoint(m:nn.Module, g:Tensor, in_shape, W:Tensor) -> Tensor:
-    "g W: the gradient w.r.t. the input of the affine layer `m` with weight W (input held fixed), differentiable in W."
-    g = g.to(W.dtype)                                                                    # autocast: g may be bf16
-    if isinstance(m, nn.Linear): return g @ W                                             # (B, ..., in)
-    nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
-    if m.padding_mode == 'zeros' and not isinstance(m.padding, str):
-        fn = [torch.nn.grad.conv1d_input, torch.nn.grad.conv2d_input, torch.nn.grad.conv3d_input][nd - 1]
-        return fn(in_shape, W, g, m.stride, m.padding, m.dilation, m.groups)             # conv_transpose of g
-    z = g.new_zeros(in_shape, requires_grad=True)                                        # any padding: autograd
-    return torch.autograd.grad(m._conv_forward(z, W, None), z, g, create_graph=W.requires_grad)[0]
-
-def _weight_grad(m:nn.Module, g:Tensor, a:Tensor, W:Tensor) -> Tensor:
-    "∂⟨g, m(a)⟩/∂W (W's shape): the weight gradient of the affine layer `m` (weight W) for input `a`, output gradient `g`."
-    g, a = g.to(W.dtype), a.to(W.dtype)
-    if isinstance(m, nn.Linear): return g.flatten(0, -2).T @ a.flatten(0, -2)                # (out, in)
-    nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
-    if m.padding_mode == 'zeros' and not isinstance(m.padding, str):
-        fn = [torch.nn.grad.conv1d_weight, torch.nn.grad.conv2d_weight, torch.nn.grad.conv3d_weight][nd - 1]
-        return fn(a, W.shape, g, m.stride, m.padding, m.dilation, m.groups)
-    Wd = W.detach().requires_grad_(True)
-    return torch.autograd.grad((m._conv_forward(a, Wd, None) * g).sum(), Wd)[0]
 
 # %% ../nbs/05_regularizers.ipynb #685833d6
 class PerLayerJacobianRegularizer(Regularizer):
@@ -193,7 +377,7 @@ class PerLayerJacobianRegularizer(Regularizer):
         super().__init__()
         if method not in ('one_hot', 'exact'): raise ValueError(f"method={method!r}: use 'one_hot' or 'exact'.")
         self.taps, self.output, self.method, self.unbiased, self.generator = taps, output, method, unbiased, generator
-        self._io = None
+        self._io, self._bn = None, None
     def _names(self, model):
         mods = dict(model.named_modules())
         names = [n for n, m in mods.items() if isinstance(m, _AFFINE)] if self.taps is None else list(self.taps)
@@ -201,42 +385,44 @@ class PerLayerJacobianRegularizer(Regularizer):
         if bad: raise ValueError(f"Per-layer taps must be Linear/Conv layers (their weight is W_l); not: {bad}.")
         return names
     def capture(self, model):
-        self._io = {}
-        return _capture_io(model, self._names(model), self._io, alias=True)
+        self._io, self._bn = {}, []
+        return _stacked(_capture_io(model, self._names(model), self._io, alias=True), _bn_nodes(model, self._bn))
     def _graph(self, model, x, y, logits):
-        "Tap (input, output) pairs and the output (B, K): captured from the training forward, or a fresh forward."
-        io, self._io = self._io, None
-        if io and logits is not None and logits.requires_grad and not _batch_coupled(model):
-            return io, model_output(logits, self.output, y)
+        "Tap records, output (B, K) and batch-norm nodes to hold: the training forward's, else an own forward's."
+        io, bn, self._io, self._bn = self._io, self._bn, None, None
+        if io and logits is not None and logits.requires_grad and (not _batch_coupled(model) or None not in bn):
+            return io, model_output(logits, self.output, y), bn if _batch_coupled(model) else []
         io = {}
         with _capture_io(model, self._names(model), io, alias=True): _, out = model_graph(model, x, self.output, y)
-        return io, out
-    def __call__(self, model, x, y=None, logits=None):
-        with torch.enable_grad():
-            io, out = self._graph(model, x, y, logits)
-        with torch.enable_grad(), _no_autocast(out.device):                       # g W and its weight gradient in W's dtype
-            B, M = out.shape
-            if self.method == 'exact': v = torch.eye(M, dtype=out.dtype, device=out.device)[:, None].expand(M, B, M)
-            else:
-                pi = device_draw(lambda d: torch.randint(0, M, (B,), generator=self.generator, device=d), out.device,
-                                 self.generator)
-                v = F.one_hot(pi, M).to(out)[None] * (M if self.unbiased else 1) ** 0.5        # (1, B, M)
-            mods, names = dict(model.named_modules()), list(io)
-            alias = [n for n in names if io[n][0].requires_grad]          # their input gradient is g W: same pass
-            per, D = {n: out.new_zeros(()) for n in names}, {}
-            for vp in v:                                                                         # one pass (one_hot)
-                gs = torch.autograd.grad(out, [io[n][1] for n in names] + [io[n][0] for n in alias], vp,
-                                         retain_graph=True, allow_unused=True)
-                gin = dict(zip(alias, gs[len(names):]))
-                for n, g in zip(names, gs):
-                    if g is None: continue
-                    m, (z, _, W) = mods[n], io[n]
-                    a = gin[n] if gin.get(n) is not None else _adjoint(m, g, z.shape, W.detach())   # (B, *z): g W
-                    per[n] = per[n] + a.pow(2).sum() / B
-                    D[n] = D.get(n, 0) + _weight_grad(m, g, a, W.detach()) * (2 / B)                 # 2 gᵀ g W (eq. 52)
-            total = sum(per.values()).detach() + sum(((io[n][2] - io[n][2].detach()) * D[n]).sum() for n in D)
-        self._last = {'per_layer': total.detach(), **{f'per_layer/{n}': p.detach() for n, p in per.items()}}
-        return total
+        return io, out, []
+
+# %% ../nbs/05_regularizers.ipynb #945d758b
+@patch
+def __call__(self:PerLayerJacobianRegularizer, model, x, y=None, logits=None):
+    with torch.enable_grad(): io, out, bn = self._graph(model, x, y, logits)
+    with torch.enable_grad(), _no_autocast(out.device), _held_bn_grads(bn):   # g W, weight gradient: W's dtype
+        B, M = out.shape
+        if self.method == 'exact': v = torch.eye(M, dtype=out.dtype, device=out.device)[:, None].expand(M, B, M)
+        else:
+            pi = device_draw(lambda d: torch.randint(0, M, (B,), generator=self.generator, device=d), out.device,
+                             self.generator)
+            v = F.one_hot(pi, M).to(out)[None] * (M if self.unbiased else 1) ** 0.5        # (1, B, M)
+        mods, names = dict(model.named_modules()), list(io)
+        alias = [n for n in names if io[n][0].requires_grad]          # their input gradient is g W: same pass
+        per, D = {n: out.new_zeros(()) for n in names}, {}
+        for vp in v:                                                                         # one pass (one_hot)
+            gs = torch.autograd.grad(out, [io[n][1] for n in names] + [io[n][0] for n in alias], vp,
+                                     retain_graph=True, allow_unused=True)
+            gin = dict(zip(alias, gs[len(names):]))
+            for n, g in zip(names, gs):
+                if g is None: continue
+                m, (z, _, W) = mods[n], io[n]
+                a = gin[n] if gin.get(n) is not None else _adjoint(m, g, z.shape, W.detach())   # (B, *z): g W
+                per[n] = per[n] + a.reshape(-1) @ a.reshape(-1) / B
+                D[n] = D.get(n, 0) + _weight_grad(m, g, a, W.detach()) * (2 / B)                 # 2 gᵀ g W (eq. 52)
+        total = sum(per.values()).detach() + sum(((io[n][2] - io[n][2].detach()) * D[n]).sum() for n in D)
+    self._last = {'per_layer': total.detach(), **{f'per_layer/{n}': p.detach() for n, p in per.items()}}
+    return total
 
 # %% ../nbs/05_regularizers.ipynb #5fecb477
 def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
@@ -252,22 +438,22 @@ def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
 # %% ../nbs/05_regularizers.ipynb #f596f7d9
 class LargeMarginRegularizer(Regularizer):
     "2016 eq. 26: mean_i ‖vᵀ/‖v‖ J_feat(x_i)‖₂, v a random classifier row per sample ('random') or summed over rows ('all')."
-    needs_input_grad, needs_taps = True, True
+    needs_taps = True
     def __init__(self, vectors:str='random', classifier:str|None=None, generator:torch.Generator|None=None):
         super().__init__()
         if vectors not in ('random', 'all'): raise ValueError(f"vectors={vectors!r}: use 'random' (FC) or 'all' (CNN).")
         self.vectors, self.classifier, self.generator, self._io = vectors, classifier, generator, None
+        self._rec = self._bn = None
     def capture(self, model):
-        self._io = {}
-        return _capture_io(model, [_classifier(model, self.classifier)[0]], self._io)
+        self._io, self._rec, self._bn = {}, {}, []
+        return _stacked(_capture_io(model, [_classifier(model, self.classifier)[0]], self._io),
+                        _input_layers(model, self._rec), _bn_nodes(model, self._bn))
     def __call__(self, model, x, y=None, logits=None):
         name, clf = _classifier(model, self.classifier)
-        io, self._io = self._io, None
-        if not (io and x.requires_grad and logits is not None and logits.requires_grad and not _batch_coupled(model)):
-            io = {}
-            with _capture_io(model, [name], io): x, _ = model_graph(model, x, 'logits')
-        feat = io[name][0]                                                        # (B, F) features entering v
+        io, rec, bn, self._io, self._rec, self._bn = self._io or {}, self._rec, self._bn, None, None, None
         with torch.enable_grad():
+            rec, _ = _input_graph(model, x, logits, 'logits', None, rec, io, [name], bn)
+            feat = io[name][0]                                                       # (B, F) features entering v
             W = io[name][2]                                                          # (C, F) as used in the forward
             V = W / W.norm(dim=1, keepdim=True)                    # (C, F) rows v/‖v‖
             B, C = feat.shape[0], V.shape[0]
@@ -276,7 +462,7 @@ class LargeMarginRegularizer(Regularizer):
                 k = device_draw(lambda d: torch.randint(0, C, (B,), generator=self.generator, device=d), feat.device,
                                 self.generator)
                 v = V[k][None].to(feat.dtype)                                        # (1, B, F)
-            g = output_vjp(feat, x, v, create_graph=True).flatten(2)                 # (P, B, D): vᵀ J_feat
+            g = _input_vjp(feat, rec, v, create_graph=True).flatten(2)               # (P, B, D): vᵀ J_feat
             per = g.norm(dim=2).sum(0)                                               # (B,)
         self._last = {'large_margin': per.detach().mean()}
         return per.mean()                                                            # eq. 26 / batch size
@@ -307,23 +493,23 @@ class WeiMaRegularizer(Regularizer):
     "Wei & Ma 2019 Sec. 6: mean_x Σ_i 1(‖J^(i)‖_F² ≥ σ) ‖J^(i)‖_F², J^(i) = ∂ logit margin / ∂ h^(i)."
     needs_taps = True
     def __init__(self, sigma:float=0.1, taps:Sequence[str]|None=None):
-        super().__init__(); self.sigma, self.taps, self._io = sigma, taps, None
+        super().__init__(); self.sigma, self.taps, self._io, self._bn = sigma, taps, None, None
     def _names(self, model):
         if self.taps is not None: return list(self.taps)
         groups = getattr(model, 'tap_groups', None) or {}
         names = list(groups.get('norm', [])) + list(groups.get('block', []))
         return names or model_taps(model)
     def capture(self, model):
-        self._io = {}
-        return _capture_io(model, self._names(model), self._io)
+        self._io, self._bn = {}, []
+        return _stacked(_capture_io(model, self._names(model), self._io), _bn_nodes(model, self._bn))
     def __call__(self, model, x, y, logits=None):
-        io, self._io = self._io, None
+        io, bn, self._io, self._bn = self._io, self._bn, None, None
         with torch.enable_grad():
             if io and logits is not None and logits.requires_grad and not _batch_coupled(model):
                 m = model_output(logits, 'margin', y)                                   # (B, 1)
             else:
-                io = {}
-                with _capture_io(model, self._names(model), io): _, m = model_graph(model, x, 'margin', y)
+                io, bn = {}, bn if logits is not None else None                     # saved statistics: same forward
+                with _capture_io(model, self._names(model), io): _, m = _held_graph(model, x, 'margin', y, bn)
             names = list(io)
             gs = torch.autograd.grad(m.sum(), [io[n][1] for n in names], create_graph=True, allow_unused=True)
             sq = torch.stack([g.flatten(1).pow(2).sum(1) for g in gs if g is not None])  # (L, B): ‖J^(i)‖_F²
