@@ -9,7 +9,7 @@ import argparse, platform, sys, tempfile
 import pandas as pd
 import torch
 from jacmargin.devicecheck import small_models, device_agreement
-from jacmargin.papers.sokolic2017 import table6
+from jacmargin.cli import experiments
 
 def device_name(device) -> str:
     d = torch.device(device)
@@ -40,6 +40,7 @@ def main(device:str='cuda', timing:bool=True, out:str|None=None):
         print(f"\nrelative error on {device} (float32) against the CPU (float64), max over BN eval/train modes:\n{t}")
     print(f"\nall within tolerance: {ok}")
     if timing:
+        table6 = experiments()['sokolic2017-table6']        # by its command-line name: bench/ imports no paper
         res = table6(scale='paper', out=out or tempfile.mkdtemp(), device=device, progress=False)
         tab = res['table'] if isinstance(res, dict) and 'table' in res else res
         print(f"\nTable VI step costs on {device_name(device)}:\n{tab}")

@@ -4,7 +4,7 @@
 
 # %% ../nbs/30_cli.ipynb #ef7dca68
 from __future__ import annotations
-import contextlib, difflib, importlib, json, logging, os, pkgutil, sys, time
+import contextlib, difflib, importlib, json, logging, os, pkgutil, shutil, sys, time
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple

@@ -23,10 +23,10 @@ from .models import make_model
 from .learner import Learner, step_schedule, evaluate
 
 # %% auto #0
-__all__ = ['SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache', 'run_grid', 'results_frame',
-           'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line',
-           'provenance', 'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers',
-           'cached_dataset', 'run_data', 'run_model', 'train_run']
+__all__ = ['OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache', 'run_grid',
+           'results_frame', 'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale',
+           'command_line', 'provenance', 'provenance_markdown', 'save_csv', 'write_results', 'TrainRun',
+           'run_regularizers', 'cached_dataset', 'run_data', 'run_model', 'run_loss', 'train_run']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
 def config_dict(cfg) -> dict:
@@ -149,16 +149,28 @@ def summarize(df:pd.DataFrame, by:Sequence[str], values:Sequence[str], fmt:str='
     return out
 
 # %% ../nbs/13_experiment.ipynb #49f6c506
+OFFICIAL_TRAIN_SIZES = {'mnist': 60000, 'fashion_mnist': 60000, 'cifar10': 50000}   # official training-set sizes
+
+def _selection_split(base) -> tuple:
+    "(config the factor is chosen with, config the test runs use): a smaller training set where no validation split is left."
+    pool = OFFICIAL_TRAIN_SIZES.get(getattr(base, 'dataset', None))
+    if pool and base.n_train + base.n_val > pool:
+        return dataclasses.replace(base, n_train=pool - base.n_val), dataclasses.replace(base, n_val=0)
+    return base, base
+
 def run_protocol(fn:Callable, base, param:str, grid:Sequence, seeds:Sequence[int], cache, jobs:int=1,
                  progress:bool=True, metric:str='acc') -> dict:
     "Choose `param` from `grid` on the validation split, then test the chosen value over `seeds`."
     for f in (param, 'split', 'seed'):
-        if not hasattr(base, f): raise AttributeError(f"{type(base).__name__} has no field `{f}` needed by the protocol.")
-    val = run_grid(fn, [dataclasses.replace(base, **{param: v}, split='val', seed=0) for v in grid], cache, jobs, progress=progress)
-    scores = [r['result'][metric] for r in val]
-    best = grid[int(np.argmax(scores))]
-    test = run_grid(fn, [dataclasses.replace(base, **{param: best}, split='test', seed=s) for s in seeds], cache, jobs, progress=progress)
-    return {'param': param, 'chosen': best, 'validation': dict(zip(map(str, grid), scores)), 'test': test}
+        if not hasattr(base, f): raise UserInputError(f"{type(base).__name__} has no field `{f}` needed by the protocol.")
+    sel, test_base = _selection_split(base)
+    if len(grid) == 1: best, val = grid[0], {}
+    else:
+        runs = [dataclasses.replace(sel, **{param: v}, split='val', seed=0) for v in grid]
+        val = {str(v): r['result'][metric] for v, r in zip(grid, run_grid(fn, runs, cache, jobs, progress=progress))}
+        best = grid[int(np.argmax(list(val.values())))]
+    runs = [dataclasses.replace(test_base, **{param: best}, split='test', seed=s) for s in seeds]
+    return {'param': param, 'chosen': best, 'validation': val, 'test': run_grid(fn, runs, cache, jobs, progress=progress)}
 
 # %% ../nbs/13_experiment.ipynb #c1783b8f
 def compare_table(ours:pd.DataFrame, published:pd.DataFrame, on:Sequence[str], cols:Sequence[str]) -> pd.DataFrame:
@@ -306,7 +318,7 @@ def run_regularizers(cfg:TrainRun) -> list:
     "The `(regularizer, factor)` pairs of a run."
     pairs = ([] if cfg.reg == 'none' else [(cfg.reg, cfg.factor)]) + [tuple(p) for p in cfg.extra_regs]
     bad = [n for n, _ in pairs if n not in _REGS]
-    if bad: raise ValueError(f"Unknown regularizer(s) {bad}: choose from none, {', '.join(_REGS)}.")
+    if bad: raise UserInputError(f"Unknown regularizer(s) {bad}: choose from none, {', '.join(_REGS)}.")
     return [(_REGS[n](cfg), f) for n, f in pairs if f != 0]
 
 # %% ../nbs/13_experiment.ipynb #7756fa14
@@ -319,13 +331,13 @@ def run_data(cfg:TrainRun, root=None) -> tuple:
     "(train subset, evaluation set) of a run: the validation split or the (sub-sampled) official test set."
     train, test = cached_dataset(cfg.dataset, root)
     pool, val = train_val_split(train, n_val=cfg.n_val, seed=0) if cfg.n_val else (train, None)
-    if cfg.n_train > len(pool): raise ValueError(f"n_train={cfg.n_train} but only {len(pool)} training samples remain.")
+    if cfg.n_train > len(pool): raise UserInputError(f"n_train={cfg.n_train} but only {len(pool)} training samples remain.")
     tr = stratified_subset(pool, cfg.n_train, seed=cfg.seed) if cfg.n_train < len(pool) else pool
     if cfg.label_noise: tr = random_labels(tr, cfg.label_noise, seed=cfg.seed)
     if cfg.split == 'val':
-        if val is None: raise ValueError("split='val' needs n_val > 0.")
+        if val is None: raise UserInputError("split='val' needs n_val > 0.")
         return tr, val
-    if cfg.split != 'test': raise ValueError(f"split={cfg.split!r}: use 'val' or 'test'.")
+    if cfg.split != 'test': raise UserInputError(f"split={cfg.split!r}: use 'val' or 'test'.")
     return tr, (stratified_subset(test, cfg.n_test, seed=0, balanced=False) if cfg.n_test else test)
 
 # %% ../nbs/13_experiment.ipynb #1ad25d84
@@ -336,6 +348,13 @@ def run_model(cfg:TrainRun, train) -> torch.nn.Module:
     else: kw.setdefault('in_channels', train.x.shape[1])
     return make_model(cfg.model, **kw)
 
+_LOSSES = {'cce': F.cross_entropy, 'hinge': multiclass_hinge_loss}
+
+def run_loss(cfg) -> Callable:
+    "The training loss of a run: `cfg.loss` is 'cce' (cross-entropy) or 'hinge' (multi-class hinge)."
+    if cfg.loss not in _LOSSES: raise UserInputError(f"loss={cfg.loss!r}: use {' or '.join(map(repr, _LOSSES))}.")
+    return _LOSSES[cfg.loss]
+
 # %% ../nbs/13_experiment.ipynb #971ec123
 def train_run(cfg:TrainRun, device=None, root=None, n_stats:int=1000, progress:bool=False, return_model:bool=False):
     "Train and evaluate one run; return accuracies (%), GE, Jacobian statistics (`measures.jacobian_stats`), timings (and the model)."
@@ -343,7 +362,7 @@ def train_run(cfg:TrainRun, device=None, root=None, n_stats:int=1000, progress:b
     train, ev = run_data(cfg, root)
     seed_everything(cfg.seed)
     model = run_model(cfg, train).to(device)
-    loss = {'cce': F.cross_entropy, 'hinge': multiclass_hinge_loss}[cfg.loss]
+    loss = run_loss(cfg)
     learn = Learner(model, TensorLoader(train.to(device), cfg.batch_size, seed=cfg.seed), loss_func=loss,
                     schedule=step_schedule(cfg.lr, cfg.step_epochs), momentum=cfg.momentum,
                     regularizers=run_regularizers(cfg), progress=progress, eval_train=False)

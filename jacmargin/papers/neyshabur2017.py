@@ -4,7 +4,6 @@
 
 # %% ../../nbs/22_neyshabur2017.ipynb #4c407f79
 from __future__ import annotations
-import math
 from dataclasses import dataclass, replace
 from functools import partial, lru_cache
 from pathlib import Path
@@ -12,15 +11,13 @@ from time import perf_counter
 import numpy as np
 import pandas as pd
 import torch
-import torch.nn.functional as F
 import matplotlib.pyplot as plt
 from ..core import seed_everything, default_device
 from ..data import (ArrayDataset, CLASS_NAMES, load_dataset, stratified_indices, random_labels,
                             confusion_set, TensorLoader)
 from ..learner import Learner, Callback, CancelFitException, evaluate
 from ..measures import compute_measures, pac_bayes_curve, plot_pac_bayes
-from ..experiment import run_grid, results_frame, summarize, run_model, added
-from .sokolic2017 import _scale, _write
+from ..experiment import run_grid, results_frame, summarize, run_model, added, pick_scale, write_results
 
 # %% auto #0
 __all__ = ['NAMES', 'LABELS', 'FIG1_PAPER', 'FIG1_SMOKE', 'FIG1_MNIST', 'FIG1_MNIST_SMOKE', 'FIG3_PAPER', 'FIG3_SMOKE',
@@ -181,13 +178,13 @@ def fig1(cfg:Fig1|None=None, scale:str='smoke', out='results', jobs:int=1, devic
          progress:bool=True, dataset:str='cifar10', sizes:tuple|None=None) -> dict:
     "Run Fig. 1-2 (true and random labels at each size, `seeds` times); write tables and the figure to `out/cfg.name`."
     if dataset not in _FIG1: raise ValueError(f"dataset={dataset!r}: Fig. 1 is configured for {list(_FIG1)}.")
-    cfg = _scale(cfg, scale, *_FIG1[dataset])
+    cfg = pick_scale(cfg, scale, *_FIG1[dataset])
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     cfgs = [replace(cfg.run, n_train=n, label_noise=p, seed=s) for n in cfg.sizes for p in (0., 1.) for s in range(cfg.seeds)]
     recs = run_grid(partial(measure_run, device=device, progress=progress), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(labels=lambda d: d.label_noise.map({0.: 'true', 1.: 'random'}))
     table = _table(df, ['n_train', 'labels'])
-    return {**_write(out, cfg.name, recs, table, _plot_fig1(df, cfg)), 'runs': df}
+    return {**write_results(out, cfg.name, recs, table, _plot_fig1(df, cfg)), 'runs': df}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5e640fa4
 def _plot_fig1(df:pd.DataFrame, cfg:Fig1):
@@ -228,14 +225,14 @@ FIG3_SMOKE = replace(FIG3_PAPER, confusion=(0, 40), run=replace(FIG1_SMOKE.run, 
 def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True) -> dict:
     "Run Fig. 3 (one network per confusion-set size and seed); write tables and the figure to `out/cfg.name`."
-    cfg = _scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE)
+    cfg = pick_scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, n_confusion=c, seed=s) for c in cfg.confusion for s in range(cfg.seeds)]
     recs = run_grid(partial(measure_run, device=device, progress=progress), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs)
     fig = _plot_sweep(df, 'n_confusion', 'size of the random-label set', False,
                       f"Neyshabur et al. 2017, Fig. 3: {cfg.run.model} on {cfg.run.n_train} {cfg.run.dataset} images + confusion set")
-    return {**_write(out, cfg.name, recs, _table(df, ['n_confusion']), fig), 'runs': df}
+    return {**write_results(out, cfg.name, recs, _table(df, ['n_confusion']), fig), 'runs': df}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5de6fe03
 def _plot_sweep(df:pd.DataFrame, x:str, xlabel:str, logx:bool, title:str):
@@ -271,13 +268,13 @@ FIG4_SMOKE = replace(FIG4_PAPER, widths=(8, 32), run=replace(FIG4_PAPER.run, n_t
 def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True) -> dict:
     "Run Fig. 4 (one network per hidden width and seed); write tables and the figure to `out/cfg.name`."
-    cfg = _scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE)
+    cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, model_kw=(('widths', (h,)),), seed=s) for h in cfg.widths for s in range(cfg.seeds)]
     recs = run_grid(partial(measure_run, device=device, progress=progress), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(hidden=[r['config']['model_kw'][0][1][0] for r in recs])
     fig = _plot_sweep(df, 'hidden', 'hidden units', True, 'Neyshabur et al. 2017, Fig. 4: two-layer perceptron on MNIST')
-    return {**_write(out, cfg.name, recs, _table(df, ['hidden']), fig), 'runs': df}
+    return {**write_results(out, cfg.name, recs, _table(df, ['hidden']), fig), 'runs': df}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #d0bcfba7
 EXPERIMENTS = {'neyshabur2017-fig1': fig1, 'neyshabur2017-fig1-mnist': fig1_mnist, 'neyshabur2017-fig3': fig3,

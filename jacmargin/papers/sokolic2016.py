@@ -11,15 +11,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
-import torch.nn.functional as F
 import matplotlib.pyplot as plt
 from ..core import seed_everything, default_device
-from ..data import TensorLoader, pca_project
-from ..regularizers import LargeMarginRegularizer, WeightDecay, multiclass_hinge_loss
+from ..data import TensorLoader, pca_project, UserInputError
+from ..regularizers import LargeMarginRegularizer, WeightDecay
 from ..learner import Learner, piecewise_schedule, evaluate
-from ..experiment import (TrainRun, run_data, run_model, run_grid, run_protocol, results_frame, summarize,
-                                  compare_table)
-from .sokolic2017 import _scale, _write
+from ..experiment import (TrainRun, run_data, run_model, run_loss, run_grid, run_protocol, results_frame,
+                                  summarize, compare_table, pick_scale, write_results)
 
 # %% auto #0
 __all__ = ['TABLE1_PAPER', 'TABLE1_SMOKE', 'TABLE1_CPU', 'TABLE1_PUBLISHED', 'FIG2_PAPER', 'FIG2_SMOKE', 'EXPERIMENTS', 'LMRun',
@@ -50,9 +48,9 @@ class LMRun:
 def lm_regularizers(cfg:LMRun, n_classes:int) -> list:
     "The `(regularizer, factor)` pairs of a run: λ·WD (eq. 23), or λ_LM·R_LM (eq. 26) + λ_v·‖V‖_F²."
     k = {'none': 0, 'wd': 1, 'lm': 2}.get(cfg.reg)
-    if k is None: raise ValueError(f"reg={cfg.reg!r}: use 'none', 'wd' or 'lm'.")
-    if len(cfg.factors) != k: raise ValueError(f"reg={cfg.reg!r} takes {k} factor(s) {('', '(λ,)', '(λ_LM, λ_v)')[k]}, got {cfg.factors}.")
-    if cfg.lm_vectors not in ('all', 'random', 'sampled'): raise ValueError(f"lm_vectors={cfg.lm_vectors!r}: use 'all', 'random' or 'sampled'.")
+    if k is None: raise UserInputError(f"reg={cfg.reg!r}: use 'none', 'wd' or 'lm'.")
+    if len(cfg.factors) != k: raise UserInputError(f"reg={cfg.reg!r} takes {k} factor(s) {('', '(λ,)', '(λ_LM, λ_v)')[k]}, got {cfg.factors}.")
+    if cfg.lm_vectors not in ('all', 'random', 'sampled'): raise UserInputError(f"lm_vectors={cfg.lm_vectors!r}: use 'all', 'random' or 'sampled'.")
     if cfg.reg == 'wd': pairs = [(WeightDecay(), cfg.factors[0])]
     elif cfg.reg == 'lm':
         lm = LargeMarginRegularizer('all' if cfg.lm_vectors == 'all' else 'random')
@@ -83,8 +81,7 @@ def lm_train_run(cfg:LMRun, device=None, root=None, progress:bool=False) -> dict
     train, ev = lm_run_data(cfg, root)
     seed_everything(cfg.seed)
     model = run_model(_train_run_cfg(cfg), train).to(device)
-    loss = {'cce': F.cross_entropy, 'hinge': multiclass_hinge_loss}.get(cfg.loss)
-    if loss is None: raise ValueError(f"loss={cfg.loss!r}: use 'hinge' or 'cce'.")
+    loss = run_loss(cfg)
     learn = Learner(model, TensorLoader(train.to(device), cfg.batch_size, seed=cfg.seed), loss_func=loss,
                     schedule=piecewise_schedule(cfg.schedule), momentum=cfg.momentum,
                     regularizers=lm_regularizers(cfg, train.n_classes), progress=progress, eval_train=False)
@@ -146,7 +143,7 @@ TABLE1_PUBLISHED = pd.DataFrame([{'loss': l, 'layers': L, 'n_train': n, **dict(z
 def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, **extra) -> dict:
     "Run Table I (per loss, depth, size and method; factors chosen on validation); write tables and a figure to `out`."
-    cfg, root = _options(_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE, TABLE1_CPU), extra)
+    cfg, root = _options(pick_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE, TABLE1_CPU), extra)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(lm_train_run, device=device, root=root), Path(out) / 'cache', [], {}
     grids = {'none': (), 'wd': cfg.wd_grid, 'lm': cfg.lm_grid}
@@ -161,7 +158,7 @@ def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, d
     table = compare_table(ours, pub, ['loss', 'layers', 'n_train'], list(cfg.methods))
     table['factors (wd; lm, λ_v)'] = [f"{chosen.get((l, L, n, 'wd'), '-')}; {chosen.get((l, L, n, 'lm'), '-')}"
                                       for l, L, n in zip(table.loss, table.layers, table.n_train)]
-    return {**_write(out, 'sokolic2016-table1', recs, table, _plot_table1(df, cfg)), 'runs': df}
+    return {**write_results(out, 'sokolic2016-table1', recs, table, _plot_table1(df, cfg)), 'runs': df}
 
 # %% ../../nbs/21_sokolic2016.ipynb #9089048c
 _COLORS = {'none': 'tab:gray', 'wd': 'tab:orange', 'lm': 'tab:blue'}
@@ -211,7 +208,7 @@ def _fig2_base(cfg:Fig2, dataset:str, n:int, L:int) -> LMRun:
 def fig2(cfg:Fig2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True, **extra) -> dict:
     "Run Fig. 2 (per dataset, size, depth and method; factors chosen on validation); write a table and the figure."
-    cfg, root = _options(_scale(cfg, scale, FIG2_PAPER, FIG2_SMOKE), extra)
+    cfg, root = _options(pick_scale(cfg, scale, FIG2_PAPER, FIG2_SMOKE), extra)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(lm_train_run, device=device, root=root), Path(out) / 'cache', [], {}
     grids = {'wd': cfg.wd_grid, 'lm': cfg.lm_grid}
@@ -223,7 +220,7 @@ def fig2(cfg:Fig2|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     table = table.pivot(index=['dataset', 'n_train', 'layers'], columns='reg', values='acc').reset_index()
     table['factors (wd; lm, λ_v)'] = [f"{chosen.get((d, n, L, 'wd'), '-')}; {chosen.get((d, n, L, 'lm'), '-')}"
                                       for d, n, L in zip(table.dataset, table.n_train, table.layers)]
-    return {**_write(out, 'sokolic2016-fig2', recs, table, _plot_fig2(df, cfg)), 'runs': df}
+    return {**write_results(out, 'sokolic2016-fig2', recs, table, _plot_fig2(df, cfg)), 'runs': df}
 
 # %% ../../nbs/21_sokolic2016.ipynb #13c8806b
 def _plot_fig2(df:pd.DataFrame, cfg:Fig2):

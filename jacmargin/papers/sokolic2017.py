@@ -4,27 +4,21 @@
 
 # %% ../../nbs/20_sokolic2017.ipynb #6a8fe8a2
 from __future__ import annotations
-import dataclasses, json
+import dataclasses, os, platform
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
-import contextlib, os, platform, statistics, time
-from functools import lru_cache
-import numpy as np
 import torch
-from torch.utils.data import Subset
-from ..core import seed_everything, default_device
-from ..data import (load_dataset, data_root, ArrayDataset, ImageFolder, DatasetNotFoundError, stratified_indices, needs_data,
-                            augment_crop_flip, TensorLoader, make_loader)
+from ..core import default_device
 from ..models import make_model
-from ..learner import Learner, PAPER_LR_SEQUENCES, piecewise_schedule, evaluate
-from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer, cross_entropy
-from ..measures import jacobian_stats
-from ..margins import score
-from ..experiment import (cached_dataset, TrainRun, train_run, run_protocol, run_grid, results_frame, summarize, compare_table,
-                                  markdown_table, save_figure, run_regularizers, run_model, pick_scale, write_results)
+from ..learner import PAPER_LR_SEQUENCES
+from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer
+from ..experiment import (TrainRun, train_run, run_protocol, run_grid, results_frame, summarize, compare_table,
+                                  pick_scale, write_results)
+from ..runs import NetRun, net_run, train_step, step_times
 
 # %% auto #0
 __all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'TABLE2_LARED', 'TABLE2_LARED_SMOKE',
@@ -32,8 +26,8 @@ __all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'TA
            'FIG4_SMOKE', 'FIG4_PUBLISHED', 'TABLE3_PAPER', 'TABLE3_SMOKE', 'TABLE3_PUBLISHED', 'TABLE4_PAPER',
            'TABLE4_SMOKE', 'TABLE4_PUBLISHED', 'TABLE5_PAPER', 'TABLE5_SMOKE', 'TABLE5_PUBLISHED', 'TABLE6_PAPER',
            'TABLE6_SMOKE', 'TABLE6_PUBLISHED', 'EXPERIMENTS', 'Table2', 'table2', 'table2_lared', 'table2_fashion',
-           'NetRun', 'net_data', 'net_run', 'Fig3', 'fig3', 'Fig4', 'fig4', 'Table3', 'table3', 'Table4', 'table4',
-           'Table5', 'table5', 'train_step', 'step_times', 'Table6', 'table6']
+           'Fig3', 'fig3', 'Fig4', 'fig4', 'Table3', 'table3', 'Table4', 'table4', 'Table5', 'table5', 'Table6',
+           'table6']
 
 # %% ../../nbs/20_sokolic2017.ipynb #2b3fbf8a
 @dataclass(frozen=True)
@@ -54,11 +48,6 @@ TABLE2_CPU = replace(TABLE2_PAPER, sizes=(1000, 5000), seeds=3)      # the commi
 TABLE2_PUBLISHED = pd.DataFrame({'n_train': [1000, 5000, 20000, 50000], 'wd': [94.00, 97.59, 98.60, 99.10],
                                  'jr': [96.03, 98.20, 99.00, 99.35]})
 
-# %% ../../nbs/20_sokolic2017.ipynb #40eee414
-# `jacmargin.experiment` picks the configuration of a scale and writes results folders (with their provenance);
-# the other paper modules import these two names from here.
-_scale, _write = pick_scale, write_results
-
 # %% ../../nbs/20_sokolic2017.ipynb #59112a9f
 def _table2_protocol(cfg:Table2, fn, cache, jobs:int, progress:bool) -> tuple:
     "Test records and chosen factors {(n, reg): factor} of the Table II protocol for every size and method."
@@ -75,14 +64,14 @@ def _factors(chosen:dict, sizes) -> list:
 def table2(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            sizes:tuple|None=None, progress:bool=True) -> dict:
     "Run Table II (validation protocol, then `seeds` test runs per method and size); write tables and a figure to `out`."
-    cfg = _scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
+    cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     recs, chosen = _table2_protocol(cfg, partial(train_run, device=device), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
     ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
     table = compare_table(ours.reset_index(), TABLE2_PUBLISHED[TABLE2_PUBLISHED.n_train.isin(cfg.sizes)], ['n_train'], ['wd', 'jr'])
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
-    return {**_write(out, 'sokolic2017-table2', recs, table, _plot_table2(df, TABLE2_PUBLISHED)), 'runs': df}
+    return {**write_results(out, 'sokolic2017-table2', recs, table, _plot_table2(df, TABLE2_PUBLISHED)), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #b5de3ff5
 def _plot_table2(df:pd.DataFrame, published:pd.DataFrame|None, title:str='Sokolić et al. 2017, Table II (MNIST CNN)', by:str|None=None):
@@ -118,7 +107,7 @@ _TEST_SETS = {'lared': 'same subjects', 'lared_cross': 'other subjects'}
 def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
                  sizes:tuple|None=None, progress:bool=True, root=None) -> dict:
     "Table II on LaRED: the protocol on the same-subject test set, the chosen factors retested on the other subjects."
-    cfg = _scale(cfg, scale, TABLE2_LARED, TABLE2_LARED_SMOKE)
+    cfg = pick_scale(cfg, scale, TABLE2_LARED, TABLE2_LARED_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     if cfg.run.dataset != 'lared': raise ValueError(f"table2_lared needs run.dataset='lared', got {cfg.run.dataset!r}.")
     fn, cache = partial(train_run, device=device, root=root), Path(out) / 'cache'
@@ -134,12 +123,12 @@ def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:in
     table = table.sort_values(['test_set', 'n_train'], key=lambda s: s.map({'same subjects': 0, 'other subjects': 1}) if s.name == 'test_set' else s).reset_index(drop=True)
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
     fig = _plot_table2(df, TABLE2_PUBLISHED_LARED, 'Table II, LaRED', by='test_set')
-    return {**_write(out, 'sokolic2017-table2-lared', recs, table, fig), 'runs': df}
+    return {**write_results(out, 'sokolic2017-table2-lared', recs, table, fig), 'runs': df}
 
 def table2_fashion(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
                    sizes:tuple|None=None, progress:bool=True, root=None) -> dict:
     "Table II's protocol at the LaRED sizes on Fashion-MNIST (the offline stand-in for LaRED; no published numbers)."
-    cfg = _scale(cfg, scale, TABLE2_FASHION, TABLE2_FASHION_SMOKE)
+    cfg = pick_scale(cfg, scale, TABLE2_FASHION, TABLE2_FASHION_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     recs, chosen = _table2_protocol(cfg, partial(train_run, device=device, root=root), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
@@ -147,176 +136,11 @@ def table2_fashion(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     table = ours.reset_index().rename(columns={'wd': 'wd (ours)', 'jr': 'jr (ours)'})[['n_train', 'wd (ours)', 'jr (ours)']].rename_axis(columns=None)
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
     fig = _plot_table2(df, None, f'Table II protocol on {cfg.run.dataset}')
-    return {**_write(out, 'sokolic2017-table2-fashion', recs, table, fig), 'runs': df}
-
-# %% ../../nbs/20_sokolic2017.ipynb #7c9974dd
-_POOL = {'mnist': 60000, 'fashion_mnist': 60000, 'cifar10': 50000}        # official training-set sizes
-_IN_DIM = {'mnist': 784, 'fashion_mnist': 784, 'cifar10': 3072}          # input dimension N (Fig. 3 widths)
-
-@dataclass(frozen=True)
-class NetRun:
-    "One training run of Sec. VI: data, model, regularizer, LR sequence, SGD weight decay, augmentation, statistics."
-    dataset: str = 'mnist'          # mnist | fashion_mnist | cifar10 | imagenet (class folders root/imagenet/{train,val})
-    normalize: str = 'unit'         # unit | standard (per-channel mean / std)
-    image_size: int = 0             # folder images resized to image_size² (0: keep)
-    model: str = 'paper_cnn'
-    model_kw: tuple = ()            # ((name, value), ...)
-    n_train: int = 1000             # 0: the whole training pool
-    n_val: int = 0                  # held out of the official training set (seed 0)
-    n_test: int = 0                 # 0: the whole official test set
-    reg: str = 'none'               # none | wd | jr | spectral | perlayer | lm | weima (`run_regularizers`)
-    factor: float = 0.
-    jr_method: str = 'one_hot'      # reg='jr': exact | projection | one_hot
-    extra_regs: tuple = ()
-    lr_pairs: tuple = PAPER_LR_SEQUENCES['sokolic17_fc_cnn']   # ((lr, epochs), ...)
-    batch_size: int = 128
-    momentum: float = 0.9
-    weight_decay: float = 0.        # SGD's L2 term (WRN / ResNet recipes); reg='wd' is the paper's weight decay
-    augment: str = 'none'           # none | crop_flip (4-pixel translations + flips) | crop_color (random crop + colour gain)
-    crop_size: int = 0              # crop_color: training crop; the evaluation uses the centre crop
-    n_stats: int = 1000             # samples for the Jacobian statistics (0: all)
-    split: str = 'test'             # val | test
-    seed: int = 0
-
-# %% ../../nbs/20_sokolic2017.ipynb #3eba885b
-def _folder(root, name:str, split:str) -> Path:
-    d = data_root(root) / name / split
-    if not d.is_dir():
-        raise DatasetNotFoundError(f"{d} not found. Put the {name} images in class folders {d.parent}/train/<class>/*.JPEG "
-                                   f"and {d.parent}/val/<class>/*.JPEG (ILSVRC2012: sort the validation images into their "
-                                   "synset folders), then pass root= or set $JACMARGIN_DATA.")
-    return d
-
-def _labels(ds) -> torch.Tensor:
-    if isinstance(ds, Subset): return _labels(ds.dataset)[torch.as_tensor(ds.indices)]
-    return ds.y.cpu() if isinstance(ds, ArrayDataset) else torch.tensor([y for _, y in ds.samples])
-
-def _take(ds, idx):
-    return ds.subset(idx.to(ds.y.device)) if isinstance(ds, ArrayDataset) else Subset(ds, idx.tolist())
-
-# %% ../../nbs/20_sokolic2017.ipynb #ac03b19f
-def net_data(cfg:NetRun, root=None) -> tuple:
-    "(training subset, evaluation set) of a run: in-memory arrays, or lazily read class folders for 'imagenet'."
-    if cfg.dataset == 'imagenet':
-        train, test = (ImageFolder(_folder(root, 'imagenet', s), cfg.image_size or None) for s in ('train', 'val'))
-    else: train, test = cached_dataset(cfg.dataset, root, normalize=cfg.normalize)
-    y = _labels(train)
-    val = stratified_indices(y, cfg.n_val, seed=0, balanced=False) if cfg.n_val else torch.zeros(0, dtype=torch.long)
-    keep = torch.ones(len(y), dtype=torch.bool); keep[val] = False
-    pool = keep.nonzero()[:, 0]                                                   # (N - n_val,)
-    if cfg.n_train > len(pool): raise ValueError(f"n_train={cfg.n_train} but only {len(pool)} training samples remain "
-                                                 f"after holding out n_val={cfg.n_val}.")
-    tr = pool if not cfg.n_train or cfg.n_train == len(pool) else pool[stratified_indices(y[pool], cfg.n_train, seed=cfg.seed)]
-    if cfg.split == 'val':
-        if not cfg.n_val: raise ValueError("split='val' needs n_val > 0.")
-        return _take(train, tr), _take(train, val)
-    if cfg.split != 'test': raise ValueError(f"split={cfg.split!r}: use 'val' or 'test'.")
-    ev = stratified_indices(_labels(test), cfg.n_test, seed=0, balanced=False) if cfg.n_test else None
-    return _take(train, tr), (test if ev is None else _take(test, ev))
-
-# %% ../../nbs/20_sokolic2017.ipynb #0209991a
-_IMAGENET_STATS = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
-
-def _standardise(x, stats=_IMAGENET_STATS):  # (B, 3, H, W)
-    m, s = (torch.tensor(v, dtype=x.dtype, device=x.device).view(1, -1, 1, 1) for v in stats)
-    return (x - m) / s
-
-def _random_crop(x, size:int, g):  # (B, C, H, W) -> (B, C, size, size), one offset per image
-    B, C, H, W = x.shape
-    oy, ox = (torch.randint(0, n - size + 1, (B,), generator=g).to(x.device) for n in (H, W))
-    r, c = oy[:, None] + torch.arange(size, device=x.device), ox[:, None] + torch.arange(size, device=x.device)  # (B, size)
-    return x[torch.arange(B, device=x.device)[:, None, None], :, r[:, :, None], c[:, None, :]].permute(0, 3, 1, 2).contiguous()
-
-def _centre_crop(x, size:int):  # (B, C, H, W) -> (B, C, size, size)
-    t, l = (x.shape[2] - size) // 2, (x.shape[3] - size) // 2
-    return x[:, :, t:t + size, l:l + size]
-
-def _colour(x, g, strength:float=0.1):  # (B, C, H, W): per-image, per-channel gain 1 + 0.1·N(0, 1)
-    return x * (1 + strength * torch.randn(x.shape[0], x.shape[1], 1, 1, generator=g)).to(x)
-
-# %% ../../nbs/20_sokolic2017.ipynb #eee10729
-def _transforms(cfg:NetRun) -> tuple:
-    "(training, evaluation) batch transforms: augmentation, centre crop, ImageNet standardisation."
-    g = torch.Generator().manual_seed(cfg.seed)
-    std = _standardise if cfg.dataset == 'imagenet' and cfg.normalize == 'standard' else (lambda x: x)
-    if cfg.augment == 'none': return std, std
-    if cfg.augment == 'crop_flip': return (lambda x: std(augment_crop_flip(x, generator=g))), std
-    if cfg.augment == 'crop_color':
-        if not cfg.crop_size: raise ValueError("augment='crop_color' needs crop_size > 0 (the paper: 112 of 128).")
-        return (lambda x: std(_colour(_random_crop(x, cfg.crop_size, g), g))), (lambda x: std(_centre_crop(x, cfg.crop_size)))
-    raise ValueError(f"augment={cfg.augment!r}: use 'none', 'crop_flip' or 'crop_color'.")
-
-class _Mapped:
-    "Re-iterable batches (x, y) of `loader` with `fn` applied to x."
-    def __init__(self, loader, fn): self.loader, self.fn = loader, fn
-    def __len__(self): return len(self.loader)
-    def __iter__(self): return ((self.fn(x), y) for x, y in self.loader)
-
-def _loader(ds, bs:int, shuffle:bool, seed:int, fn, device):
-    if isinstance(ds, ArrayDataset): return TensorLoader(ds.to(device), bs, shuffle=shuffle, seed=seed, transform=fn)
-    return _Mapped(make_loader(ds, bs, shuffle=shuffle, seed=seed), lambda x: fn(x.to(device)))
-
-# %% ../../nbs/20_sokolic2017.ipynb #450a984e
-def _net_model(cfg:NetRun, train) -> torch.nn.Module:
-    if isinstance(train, ArrayDataset): return run_model(cfg, train)
-    base = train.dataset if isinstance(train, Subset) else train
-    kw = dict(cfg.model_kw); kw.setdefault('n_classes', len(base.classes)); kw.setdefault('in_channels', 3)
-    return make_model(cfg.model, **kw)
-
-def _first(dl, n:int) -> torch.Tensor:
-    "The first `n` inputs (0: all) of an unshuffled loader."
-    xs, k = [], 0
-    for x, _ in dl:
-        xs.append(x); k += len(x)
-        if n and k >= n: break
-    return torch.cat(xs)[:n or None]
-
-def _scores(model, dl) -> dict:
-    "Min and mean score (eq. 33) of the softmax output over a loader, eval mode."
-    was = model.training; model.eval(); s = []
-    with torch.no_grad():
-        for x, y in dl: s.append(score(model(x).softmax(-1), y.to(x.device)))
-    model.train(was); s = torch.cat(s)
-    return {'score_min': s.min().item(), 'score_mean': s.mean().item()}
-
-# %% ../../nbs/20_sokolic2017.ipynb #dd5821fa
-def net_run(cfg:NetRun, device=None, root=None, progress:bool=False) -> dict:
-    "Train and evaluate one `NetRun`: accuracies (%), GE, score (eq. 33) and ‖J‖ statistics on training and evaluation data."
-    device = torch.device(device) if device else default_device()
-    train, ev = net_data(cfg, root)
-    seed_everything(cfg.seed)
-    model = _net_model(cfg, train).to(device)
-    tf_train, tf_eval = _transforms(cfg)
-    learn = Learner(model, _loader(train, cfg.batch_size, True, cfg.seed, tf_train, device),
-                    schedule=piecewise_schedule(cfg.lr_pairs), momentum=cfg.momentum, weight_decay=cfg.weight_decay,
-                    regularizers=run_regularizers(cfg), progress=progress, eval_train=False)
-    learn.fit(sum(n for _, n in cfg.lr_pairs))
-    res = {'t_step_ms': 1e3 * float(np.median([sum(b) for b in learn.batch_times]))}
-    for name, ds in (('train', train), ('eval', ev)):
-        dl = _loader(ds, 500, False, 0, tf_eval, device)
-        e = evaluate(model, dl)
-        res.update({f'{name}_acc': 100 * e['acc'], f'{name}_loss': e['loss']})
-        res.update({f'{name}_{k}': v for k, v in _scores(model, dl).items()})
-        res.update({f'{name}_{k}': v for k, v in jacobian_stats(model, _first(dl, cfg.n_stats)).items()})
-    res['acc'] = res['eval_acc']; res['ge'] = res['train_acc'] - res['acc']
-    return res
-
-# %% ../../nbs/20_sokolic2017.ipynb #440e3fb0
-def _protocol(fn, base, grid, seeds, cache, jobs:int=1, progress:bool=True, param:str='factor') -> dict:
-    "Choose `param` from `grid` on the validation split (at a size that leaves one), then test it over `seeds`."
-    pool = _POOL.get(base.dataset)
-    sel, test_base = base, base
-    if pool and base.n_train + base.n_val > pool:
-        sel, test_base = replace(base, n_train=pool - base.n_val), replace(base, n_val=0)
-    if len(grid) == 1: best, val = grid[0], {}
-    else:
-        vr = run_grid(fn, [replace(sel, **{param: v}, split='val', seed=0) for v in grid], cache, jobs, progress=progress)
-        val = {str(v): r['result']['acc'] for v, r in zip(grid, vr)}
-        best = grid[int(np.argmax(list(val.values())))]
-    test = run_grid(fn, [replace(test_base, **{param: best}, split='test', seed=s) for s in seeds], cache, jobs, progress=progress)
-    return {'chosen': best, 'validation': val, 'test': test}
+    return {**write_results(out, 'sokolic2017-table2-fashion', recs, table, fig), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #e2e21e7a
+_IN_DIM = {'mnist': 784, 'fashion_mnist': 784, 'cifar10': 3072}          # input dimension N (Fig. 3 widths)
+
 @dataclass(frozen=True)
 class Fig3:
     "Sokolić et al. 2017, Fig. 3: FC nets of 2, 3, 4 layers, weight decay vs Jacobian regularization, by training-set size."
@@ -341,7 +165,7 @@ def _layers(df:pd.DataFrame) -> pd.Series:
 def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True, root=None) -> dict:
     "Run Fig. 3 (validation protocol per dataset, depth, size and regularizer); write the table and figure to `out`."
-    cfg = _scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(net_run, device=device, root=root), Path(out) / 'cache', [], {}
     for ds, sizes in cfg.sizes:
         for L in cfg.layers:
@@ -349,14 +173,14 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
             for n in sizes:
                 for reg, grid in (('wd', cfg.wd_grid), ('jr', cfg.jr_grid)):
                     base = replace(cfg.run, dataset=ds, model_kw=kw, n_train=n, reg=reg)
-                    p = _protocol(fn, base, grid, range(cfg.seeds), cache, jobs, progress)
+                    p = run_protocol(fn, base, 'factor', grid, range(cfg.seeds), cache, jobs, progress)
                     chosen[(ds, L, n, reg)] = p['chosen']; recs += p['test']
     df = results_frame(recs); df['layers'] = _layers(df)
     t = summarize(df, ['dataset', 'layers', 'n_train', 'reg'], ['acc']).reset_index()
     table = t.pivot(index=['dataset', 'layers', 'n_train'], columns='reg', values='acc').reset_index()
     table['factors (wd, jr)'] = [f"{chosen[(d, L, n, 'wd')]}, {chosen[(d, L, n, 'jr')]}" for d, L, n in
                                  zip(table.dataset, table.layers, table.n_train)]
-    return {**_write(out, 'sokolic2017-fig3', recs, table, _plot_fig3(df)), 'runs': df}
+    return {**write_results(out, 'sokolic2017-fig3', recs, table, _plot_fig3(df)), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #fa59e3b0
 def _plot_fig3(df:pd.DataFrame):
@@ -394,7 +218,7 @@ FIG4_PUBLISHED = pd.DataFrame([{'layers': L, 'width': M, 'train_acc': 99.6 if (L
 def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True, root=None) -> dict:
     "Run Fig. 4 (every depth × width × seed, no regularizer); write the table (paper's training accuracies beside) and figure."
-    cfg = _scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, model_kw=(('widths', (M,) * (L - 1)), ('weight_norm', True)), seed=s)
             for L in cfg.layers for M in cfg.widths for s in range(cfg.seeds)]
     recs = run_grid(partial(net_run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
@@ -404,7 +228,7 @@ def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     ours = summarize(df, ['layers', 'width'], cols, fmt='{:.3g}').reset_index()
     table = compare_table(ours, FIG4_PUBLISHED, ['layers', 'width'], ['train_acc'])
     table = table[table.acc.notna()].reset_index(drop=True)
-    return {**_write(out, 'sokolic2017-fig4', recs, table, _plot_fig4(df)), 'runs': df}
+    return {**write_results(out, 'sokolic2017-fig4', recs, table, _plot_fig4(df)), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #ac39675e
 def _plot_fig4(df:pd.DataFrame):
@@ -442,11 +266,11 @@ TABLE3_PUBLISHED = pd.DataFrame({'n_train': [2500, 10000, 50000], 'bn': [60.86, 
 def table3(cfg:Table3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
     "Run Table III (BN baseline; BN + R_F with the factor chosen on validation); write the table and figure to `out`."
-    cfg = _scale(cfg, scale, TABLE3_PAPER, TABLE3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, TABLE3_PAPER, TABLE3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(net_run, device=device, root=root), Path(out) / 'cache', [], {}
     for n in cfg.sizes:
         for col, reg, grid in (('bn', 'none', (0.,)), ('bn_jr', 'jr', cfg.jr_grid)):
-            p = _protocol(fn, replace(cfg.run, n_train=n, reg=reg), grid, range(cfg.seeds), cache, jobs, progress)
+            p = run_protocol(fn, replace(cfg.run, n_train=n, reg=reg), 'factor', grid, range(cfg.seeds), cache, jobs, progress)
             recs += [{**r, 'column': col} for r in p['test']]
             if reg == 'jr': chosen[n] = p['chosen']
     return _finish_ab(out, 'sokolic2017-table3', recs, TABLE3_PUBLISHED, ['bn', 'bn_jr'], chosen,
@@ -468,7 +292,7 @@ def _finish_ab(out, name:str, recs:list, published:pd.DataFrame, cols:list, chos
     ax.set_xticks(np.arange(len(keys)) + (len(cols) - .5) * w, [str(k) for k in keys]); ax.set_xlabel(key)
     ax.set_ylabel('test accuracy [%]'); ax.set_title(f'Sokolić et al. 2017, {title}', fontsize=9); ax.legend(fontsize=7)
     fig.tight_layout()
-    return {**_write(out, name, recs, table, fig), 'runs': df}
+    return {**write_results(out, name, recs, table, fig), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #71e91d2e
 @dataclass(frozen=True)
@@ -490,7 +314,7 @@ TABLE4_PUBLISHED = pd.DataFrame({'n_train': [2500, 10000, 50000], 'resnet': [55.
 def table4(cfg:Table4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
     "Run Table IV (each row without and with the per-layer regularizer at the paper's factor); write table and figure."
-    cfg = _scale(cfg, scale, TABLE4_PAPER, TABLE4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, TABLE4_PAPER, TABLE4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, recs = partial(net_run, device=device, root=root), []
     for n, aug, lam in cfg.rows:
         for col, reg, f in (('resnet', 'none', 0.), ('resnet_jr', 'perlayer', lam)):
@@ -521,7 +345,7 @@ TABLE5_PUBLISHED = pd.DataFrame({'setup': ['Baseline', 'Baseline + Jac. reg.', '
 def table5(cfg:Table5|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
     "Run Table V (the four set-ups); write train / test accuracy and GE beside the published ones."
-    cfg = _scale(cfg, scale, TABLE5_PAPER, TABLE5_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, TABLE5_PAPER, TABLE5_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, augment=aug, reg='perlayer' if f else 'none', factor=f, seed=s)
             for aug, f in cfg.rows for s in range(cfg.seeds)]
     recs = run_grid(partial(net_run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
@@ -539,38 +363,7 @@ def table5(cfg:Table5|None=None, scale:str='smoke', out='results', jobs:int=1, d
         ax.bar(x + .4 + j * .2, TABLE5_PUBLISHED.set_index('setup')[lab].reindex(table.setup), .2, alpha=.5, label=f'{lab} (paper)')
     ax.set_xticks(x + .3, table.setup, fontsize=6); ax.set_ylabel('top-1 accuracy [%]'); ax.legend(fontsize=6)
     ax.set_title('Sokolić et al. 2017, Table V (ResNet-18, ImageNet)', fontsize=9); fig.tight_layout()
-    return {**_write(out, 'sokolic2017-table5', recs, table, fig), 'runs': df}
-
-# %% ../../nbs/20_sokolic2017.ipynb #fdd2a2b8
-def _sync(device):
-    if torch.device(device).type == 'cuda': torch.cuda.synchronize(device)
-
-def train_step(model, opt, x, y, reg=None, factor:float=1e-3):
-    "A closure doing one training step: forward (with the regularizer's taps), cross-entropy + factor·reg, backward, `opt.step()`."
-    idx = torch.arange(len(x), device=x.device)
-    def step():
-        xb = x.detach().requires_grad_(bool(getattr(reg, 'needs_input_grad', False)))
-        with (reg.capture(model) if getattr(reg, 'needs_taps', False) else contextlib.nullcontext()):
-            logits = model(xb)
-        loss = cross_entropy(logits, y)
-        if reg is not None:
-            loss = loss + factor * reg(model, xb, y, logits, **({'idx': idx} if getattr(reg, 'needs_index', False) else {}))
-        opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
-    return step
-
-# %% ../../nbs/20_sokolic2017.ipynb #76008b3b
-def step_times(steps:dict, reps:int=25, warmup:int=2, device='cpu') -> pd.DataFrame:
-    "Median time of each step closure over `reps` round-robin rounds, its ratio to the first ('plain') and the median per-round ratio."
-    for s in steps.values():
-        for _ in range(warmup): s()
-    times = {k: [] for k in steps}
-    for _ in range(reps):
-        for k, s in steps.items():
-            _sync(device); t = time.perf_counter(); s(); _sync(device); times[k].append(time.perf_counter() - t)
-    base = list(steps)[0]; b = statistics.median(times[base])
-    return pd.DataFrame([{'case': k, 'ms': 1e3 * statistics.median(ts), 'x_plain': statistics.median(ts) / b,
-                          'x_plain_per_round': statistics.median(t / p for t, p in zip(ts, times[base]))}
-                         for k, ts in times.items()])
+    return {**write_results(out, 'sokolic2017-table5', recs, table, fig), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #7d9a03f7
 @dataclass(frozen=True)
@@ -611,7 +404,7 @@ def _table6_cases(cfg:Table6, device) -> list:
 def table6(cfg:Table6|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True) -> dict:
     "Measure Table VI in this process (`jobs`, `seeds` unused): step times and ratios to the plain step, beside the paper's."
-    cfg = _scale(cfg, scale, TABLE6_PAPER, TABLE6_SMOKE)
+    cfg = pick_scale(cfg, scale, TABLE6_PAPER, TABLE6_SMOKE)
     device = torch.device(device) if device else default_device()
     old = torch.get_num_threads()
     if cfg.threads: torch.set_num_threads(cfg.threads)
@@ -634,7 +427,7 @@ def table6(cfg:Table6|None=None, scale:str='smoke', out='results', jobs:int=1, d
     for i, v in enumerate(table['x_plain (paper)']):
         if v != '': ax.plot([v], [i], 'kx', ms=8, label='paper' if i < 2 else None)
     ax.set_xlabel('time per step / plain step'); ax.invert_yaxis(); ax.legend(fontsize=7); fig.tight_layout()
-    return {**_write(out, 'sokolic2017-table6', recs, table, fig), 'runs': ours}
+    return {**write_results(out, 'sokolic2017-table6', recs, table, fig), 'runs': ours}
 
 # %% ../../nbs/20_sokolic2017.ipynb #7210db42
 EXPERIMENTS = {'sokolic2017-fig3': fig3, 'sokolic2017-fig4': fig4, 'sokolic2017-table2': table2,

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
-from ..experiment import results_frame, summarize, compare_table
-from .sokolic2017 import NetRun, net_run, _protocol, _scale, _write
+from ..experiment import results_frame, summarize, compare_table, run_protocol, pick_scale, write_results
+from ..runs import NetRun, net_run
 
 # %% auto #0
 __all__ = ['TABLE1_PAPER', 'TABLE1_SMOKE', 'TABLE1_PUBLISHED', 'EXPERIMENTS', 'Table1', 'table1']
@@ -49,13 +49,13 @@ def _lr_pairs(lr:float, epochs:tuple, gamma:float) -> tuple:
 def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
     "Run Table 1 (each setting without and, where the paper does, with the regularizer, λ chosen on validation); write table and figure."
-    cfg = _scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(net_run, device=device, root=root), Path(out) / 'cache', [], {}
     for name, lr, norm, aug, jr in cfg.settings:
         base = replace(cfg.run, model_kw=(('norm', norm),) + tuple(cfg.run.model_kw), augment=aug,
                        lr_pairs=_lr_pairs(lr, cfg.epochs, cfg.gamma))
         for reg, grid in (('none', (0.,)),) + ((('weima', cfg.lam_grid),) if jr else ()):
-            p = _protocol(fn, replace(base, reg=reg), grid, range(cfg.seeds), cache, jobs, progress)
+            p = run_protocol(fn, replace(base, reg=reg), 'factor', grid, range(cfg.seeds), cache, jobs, progress)
             recs += [{**r, 'setting': name, 'normalization': norm, 'jacobian_reg': reg == 'weima'} for r in p['test']]
             if reg == 'weima': chosen[name] = p['chosen']
     df = results_frame(recs)
@@ -67,7 +67,7 @@ def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, d
     table = table.iloc[np.argsort([order.get((s, j), len(order)) for s, j in zip(table.setting, table.jacobian_reg)], kind='stable')]
     table = table.reset_index(drop=True)
     table['lambda'] = [chosen.get(s) if j else None for s, j in zip(table.setting, table.jacobian_reg)]
-    return {**_write(out, 'weima2019-table1', recs, table, _plot_table1(df)), 'runs': df}
+    return {**write_results(out, 'weima2019-table1', recs, table, _plot_table1(df)), 'runs': df}
 
 # %% ../../nbs/23_weima2019.ipynb #bf1a2dea
 def _plot_table1(df:pd.DataFrame):
