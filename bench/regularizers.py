@@ -1,7 +1,7 @@
 """Cost of a training step with each Jacobian regularizer relative to the plain cross-entropy step (issues 5, 14).
 
 Run: OMP_NUM_THREADS=1 python bench/regularizers.py [--batch 128] [--reps 25] [--threads 1] [--device cpu]
-                                                    [--resnet none|reduced|full] [--malloc retain|default]
+                                                    [--resnet none|reduced|full] [--malloc retain|default] [--profile N]
 A step is forward, loss, regularizer, backward and an SGD step. All cases run round-robin in one process
 (repetition r runs every case once), so slow drifts of a shared machine hit all cases alike; medians are
 printed, with the ratio to the plain step of the same repetition round. The step and the timer are
@@ -10,10 +10,12 @@ printed, with the ratio to the plain step of the same repetition round. The step
 `--malloc retain` (the default on Linux/glibc) makes glibc keep freed memory instead of returning it to the
 system: with glibc's defaults a step's large tensors are sometimes fresh pages from the kernel (a page fault
 per 4 KiB) and sometimes reused, depending on the allocation history of the process (measured: the plain
-paper-CNN step had 0 or ~6900 minor page faults per step in two runs of this script), which makes CPU
+paper-CNN step had 0 or ~6900 minor page faults per step in two runs of one timing script), which makes CPU
 ratios jump by ±0.3. `--malloc default` measures glibc as it comes. CUDA devices have a caching allocator.
-`--resnet reduced` adds the pre-activation ResNet-18 of Table VI (widths 16-128, 64 px, batch 32, 1000
-classes); `--resnet full` the ImageNet one (224 px, batch 32, 1000 classes: for a GPU).
+`--profile N` also prints the ops with the largest self time per step (torch.profiler, N consecutive
+steps of each case, exact R_F and the class loop left out). `--resnet reduced` adds the pre-activation
+ResNet-18 of Table VI (widths 16-128, 64 px, batch 32, 1000 classes); `--resnet full` the ImageNet one (224 px,
+batch 32, 1000 classes: for a GPU).
 """
 import argparse, ctypes, os, platform, resource
 import torch
@@ -36,6 +38,11 @@ class ClassLoop:
             g, = torch.autograd.grad(p[:, k].sum(), x, create_graph=True)
             r = r + g.pow(2).sum() / len(x)
         return r
+
+def cpu_name() -> str:
+    "The CPU's model name (/proc/cpuinfo), else what `platform` knows."
+    try: return next(l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name'))
+    except (OSError, StopIteration): return platform.processor() or platform.machine()
 
 def retain_freed_memory() -> bool:
     "glibc: keep freed memory (no trimming, large blocks from the heap up to 32 MiB): steady-state CPU timings."
@@ -63,12 +70,30 @@ def models(batch:int, resnet:str):
     elif resnet == 'full': out.append(('ResNet-18, 224 px', res(), (3, 224, 224), 32, 1000))
     return out
 
-def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain'):
+def profile_table(steps:dict, n:int, top:int=14) -> str:
+    "Self time per step of the top ops of each step closure (torch.profiler, `n` consecutive steps after 2 warm-up)."
+    from torch.profiler import profile, ProfilerActivity
+    res = {}
+    for k, s in steps.items():
+        s(); s()
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
+        with profile(activities=acts) as p:
+            for _ in range(n): s()
+        res[k] = {e.key: (e.self_cpu_time_total / n / 1e3, e.count // n) for e in p.key_averages()}
+    keys = sorted(set().union(*res.values()), key=lambda o: -max(r.get(o, (0, 0))[0] for r in res.values()))[:top]
+    w = max(len(k) for k in res) + 2
+    rows = [f"{'op: self CPU ms per step (calls)':44}" + ''.join(f'{k[:w - 2]:>{w}}' for k in res)]
+    cell = lambda r, o: f'{r.get(o, (0, 0))[0]:.2f} ({r.get(o, (0, 0))[1]})'
+    rows += [f'{o[:44]:44}' + ''.join(f'{cell(r, o):>{w}}' for r in res.values()) for o in keys]
+    rows.append(f"{'total':44}" + ''.join(f'{sum(v[0] for v in r.values()):>{w}.2f}' for r in res.values()))
+    return '\n'.join(rows)
+
+def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=0):
     torch.manual_seed(0)
     dev = torch.device(device)
     mem = (('glibc retains freed memory' if retain_freed_memory() else 'glibc defaults (mallopt failed)')
            if malloc == 'retain' and dev.type == 'cpu' else 'allocator defaults')
-    name = torch.cuda.get_device_name(dev) if dev.type == 'cuda' else (platform.processor() or platform.machine())
+    name = torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_name()
     print(f"machine: {name}, {os.cpu_count()} CPU cores, torch {torch.__version__}, threads {torch.get_num_threads()}, "
           f"device {device}, {mem}, median of {reps} steps, round-robin; load average {os.getloadavg()[0]:.2f}")
     for mname, model, shape, b, n_cls in models(batch, resnet):
@@ -76,13 +101,17 @@ def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain'):
         x, y = torch.rand(b, *shape, device=dev), torch.randint(0, n_cls, (b,), device=dev)
         opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
         f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        t = step_times({k: train_step(model, opt, x, y, r) for k, r in cases(n_cls <= 10).items()}, reps=reps, warmup=2,
-                       device=dev)
+        steps = {k: train_step(model, opt, x, y, r) for k, r in cases(n_cls <= 10).items()}
+        t = step_times(steps, reps=reps, warmup=2, device=dev)
         faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / ((reps + 2) * len(t))
         print(f"\n{mname}, batch {b}: plain step {t.ms[0]:.1f} ms ({faults:.0f} minor page faults per step)")
         print(f"{'':30} {'ms':>8} {'× plain':>8} {'ratio per round':>16}")
         for r in t.itertuples():
             print(f"{r.case:30} {r.ms:8.1f} {r.x_plain:8.2f} {r.x_plain_per_round:16.2f}")
+        if prof:
+            short = {k: k.split(' (')[0].replace(' cross-entropy', '').replace(', 1 warm step', '') for k in steps}
+            print(f"\n{mname}: where the time goes ({prof} consecutive steps per case)")
+            print(profile_table({short[k]: s for k, s in steps.items() if 'exact' not in k and 'loop' not in k}, prof))
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
 
 if __name__ == '__main__':
@@ -91,6 +120,7 @@ if __name__ == '__main__':
     p.add_argument('--device', default='cpu')
     p.add_argument('--resnet', default='none', choices=['none', 'reduced', 'full'])
     p.add_argument('--malloc', default='retain', choices=['retain', 'default'])
+    p.add_argument('--profile', type=int, default=0, help='also profile N consecutive steps of each case (0: no)')
     a = p.parse_args()
     if a.threads: torch.set_num_threads(a.threads)
-    main(a.batch, a.reps, a.device, a.resnet, a.malloc)
+    main(a.batch, a.reps, a.device, a.resnet, a.malloc, a.profile)

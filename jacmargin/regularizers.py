@@ -162,7 +162,8 @@ def _saved_stats(model:nn.Module, records:Sequence):
         state[m] = m.training, m._buffers.get('running_mean'), m._buffers.get('running_var')
         var = node._saved_result2.detach().pow(-2) - m.eps                    # 1/σ² − ε: the biased batch variance
         m.training = False; m._buffers.update(running_mean=node._saved_result1.detach(), running_var=var)
-    def post(m, args, out): m.training, m._buffers['running_mean'], m._buffers['running_var'] = state.pop(m)
+    def post(m, args, out):
+        if m in state: m.training, m._buffers['running_mean'], m._buffers['running_var'] = state.pop(m)
     hs = [h for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and _uses_batch_stats(m)
           for h in (m.register_forward_pre_hook(pre), m.register_forward_hook(post, always_call=True))]
     try: yield
