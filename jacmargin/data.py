@@ -9,17 +9,17 @@ import tarfile, urllib.request
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'DATA_TITLES', 'GET_DATA',
+__all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'DATASETS', 'DATA_TITLES', 'GET_DATA',
            'OFFICIAL_LABEL_COUNTS', 'JacmarginError', 'UserInputError', 'DatasetNotFoundError', 'DataFormatError',
            'ChecksumError', 'ArrayDataset', 'read_idx', 'download_file', 'read_mnist_pkl', 'read_cifar10',
-           'stratified_indices', 'stratified_subset', 'train_val_split', 'data_root', 'load_dataset',
+           'stratified_indices', 'stratified_subset', 'train_val_split', 'data_root', 'DatasetLoader', 'load_dataset',
            'dataset_available', 'needs_data', 'loaded_sources', 'ImageFolder', 'load_image_folder', 'random_labels',
            'confusion_set', 'pca_project', 'augment_crop_flip', 'TensorLoader', 'make_loader']
 
@@ -207,7 +207,7 @@ def _how_to_get(name:str, root:Path) -> str:
                    "images with the dataset's masks, resize them to 32 x 32 and save them as images in "
                    f"{root/'lared'/'train'}/<gesture>/ (first 6 subjects), {root/'lared'/'test'}/<gesture>/ (first 6 "
                    f"subjects, other images) and {root/'lared'/'test_cross'}/<gesture>/ (the other 4 subjects); "
-                   f"'{k}' needs train/ and {LARED_TEST_SETS[k]}/"] for k in ('lared', 'lared_cross')}}[name]
+                   f"'{k}' needs train/ and {LARED_TEST_SETS[k]}/"] for k in ('lared', 'lared_cross')}}.get(name, [f"put its files in {root}"])
     if name in MIRRORS:
         ways.append(f"or call load_dataset({name!r}, root=..., download=True) to fetch the official files from "
                     f"{', '.join(MIRRORS[name])} (md5-checked); on the command line: jacmargin run NAME --download")
@@ -380,14 +380,50 @@ def data_root(root=None) -> Path:
     "`root`, else `$JACMARGIN_DATA`, else `~/.cache/jacmargin/data`."
     return Path(root or os.environ.get('JACMARGIN_DATA') or Path.home()/'.cache/jacmargin/data').expanduser()
 
+# %% ../nbs/10_data.ipynb #385d84d2
+class DatasetLoader(NamedTuple):
+    "A `DATASETS` entry: how `load_dataset` reads a dataset, and how `dataset_available` checks for it."
+    load: Callable         # (root, download=, normalize=, mirrors=, search_installed=) -> (train, test) with `source`
+    available: Callable = lambda root=None, search_installed=True: True     # would `load` find it? (no reading)
+    files: bool = False    # reads the data folder: `root` is checked (or, to download, created) and passed as a Path
+
+def _with_source(splits, src:str) -> tuple: return tuple(replace(d, source=src) for d in splits)
+
+def _official_files(key:str) -> DatasetLoader:
+    "The entry of MNIST, Fashion-MNIST or CIFAR-10: official files in the data folder, installed copies, or a download."
+    def load(root, download=False, normalize='unit', mirrors=None, search_installed=True, **kw):
+        splits, src = (_load_cifar10(root, download, mirrors) if key == 'cifar10' else
+                       _load_mnist_like(key, root, download, mirrors, search_installed))
+        return _with_source((_finish(x, y, key, normalize) for x, y in splits), src)
+    def available(root, search_installed=True):
+        if key == 'cifar10': return (root/'cifar-10-python.tar.gz').is_file() or (root/'cifar-10-batches-py').is_dir()
+        return _mnist_like_source(key, root, search_installed) is not None
+    return DatasetLoader(load, available, files=True)
+
+# %% ../nbs/10_data.ipynb #11cd5eea
+def _lared(key:str) -> DatasetLoader:
+    "The entry of LaRED with the test set of `key` (class folders in the data folder)."
+    load = lambda root, normalize='unit', **kw: _with_source(_load_lared(key, root, normalize), f"LaRED class folders: {root/'lared'}")
+    return DatasetLoader(load, lambda root, search_installed=True: all((root/'lared'/s).is_dir() for s in ('train', LARED_TEST_SETS[key])),
+                         files=True)
+
+def _package(module:str) -> Callable:
+    "A `DatasetLoader.available` that checks that `module` is installed."
+    return lambda root=None, search_installed=True: importlib.util.find_spec(module) is not None
+
+DATASETS = {'mnist': _official_files('mnist'), 'fashion_mnist': _official_files('fashion_mnist'),
+            'cifar10': _official_files('cifar10'),
+            'mnist1d': DatasetLoader(lambda root=None, **kw: _load_mnist1d(), _package('mnist1d')),
+            'digits': DatasetLoader(lambda root=None, normalize='unit', **kw: _load_digits(normalize), _package('sklearn')),
+            'lared': _lared('lared'), 'lared_cross': _lared('lared_cross')}
+
 # %% ../nbs/10_data.ipynb #c0583cc1
-_DATASETS = ('mnist', 'fashion_mnist', 'cifar10', 'mnist1d', 'digits', 'lared', 'lared_cross')
 _log = logging.getLogger('jacmargin.data')
 _LOADED = {}     # name -> source of every dataset loaded in this process (`loaded_sources`)
 
 def _key(name:str) -> str:
-    key = name.lower().replace('-', '_')
-    if key not in _DATASETS: raise UserInputError(f"Unknown dataset {name!r}: choose {', '.join(_DATASETS[:-1])} or {_DATASETS[-1]}.")
+    key, names = name.lower().replace('-', '_'), list(DATASETS)
+    if key not in DATASETS: raise UserInputError(f"Unknown dataset {name!r}: choose {', '.join(names[:-1])} or {names[-1]}.")
     return key
 
 def _check_root(name:str, root) -> Path:
@@ -402,18 +438,12 @@ def _check_root(name:str, root) -> Path:
 
 def load_dataset(name:str, root=None, download:bool=False, normalize:str='unit',
                  mirrors:Sequence[str]|None=None, search_installed:bool=True) -> tuple:
-    "(train, test) `ArrayDataset`s of `name` with its official split, each with its `source`; lookup order above."
+    "(train, test) `ArrayDataset`s of `name` (a key of `DATASETS`) with its official split, each with its `source`."
     key = _key(name)
     if normalize not in ('unit', 'standard'): raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
-    if key == 'mnist1d': out = _load_mnist1d()
-    elif key == 'digits': out = _load_digits(normalize)
-    else:
-        r = data_root(root) if download else _check_root(key, root)
-        if key.startswith('lared'): out, src = _load_lared(key, r, normalize), f"LaRED class folders: {r/'lared'}"
-        else:
-            splits, src = _load_cifar10(r, download, mirrors) if key == 'cifar10' else _load_mnist_like(key, r, download, mirrors, search_installed)
-            out = tuple(_finish(x, y, key, normalize) for x, y in splits)
-        out = tuple(replace(d, source=src) for d in out)
+    entry = DATASETS[key]
+    r = (data_root(root) if download else _check_root(key, root)) if entry.files else root
+    out = tuple(entry.load(r, download=download, normalize=normalize, mirrors=mirrors, search_installed=search_installed))
     _LOADED[key] = out[0].source; _log.info("%s: %s", key, out[0].source)
     return out
 
@@ -431,13 +461,11 @@ GET_DATA = {  # one line each: how to get a dataset (the full list is in the Dat
 
 def dataset_available(name:str, root=None, search_installed:bool=True) -> bool:
     "Would `load_dataset(name, root)` find the data? (file checks only, nothing is read)"
-    key = _key(name)
-    if key in ('mnist1d', 'digits'): return importlib.util.find_spec('mnist1d' if key == 'mnist1d' else 'sklearn') is not None
-    try: r = _check_root(key, root)
-    except DatasetNotFoundError: return False
-    if key.startswith('lared'): return all((r/'lared'/s).is_dir() for s in ('train', LARED_TEST_SETS[key]))
-    if key == 'cifar10': return (r/'cifar-10-python.tar.gz').is_file() or (r/'cifar-10-batches-py').is_dir()
-    return _mnist_like_source(key, r, search_installed) is not None
+    key = _key(name); entry = DATASETS[key]
+    if entry.files:
+        try: root = _check_root(key, root)
+        except DatasetNotFoundError: return False
+    return entry.available(root, search_installed)
 
 # %% ../nbs/10_data.ipynb #711ff35f
 def needs_data(*names:str, root=None) -> bool:

@@ -11,9 +11,10 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.utils import parametrize
 from .core import _LINEAR_TYPES
+from .data import UserInputError
 
 # %% auto #0
-__all__ = ['RowNorm', 'row_normalize', 'RowNormLinear', 'assign_taps', 'linear_layers', 'MLP', 'PaperCNN', 'AllCNNC',
+__all__ = ['MODELS', 'RowNorm', 'row_normalize', 'RowNormLinear', 'assign_taps', 'linear_layers', 'MLP', 'PaperCNN', 'AllCNNC',
            'PreActBlock', 'WideResNet', 'PreActResNet18', 'VGGNet', 'make_model']
 
 # %% ../nbs/11_models.ipynb #325dbd96
@@ -224,15 +225,18 @@ class VGGNet(nn.Sequential):
         assign_taps(self)
 
 # %% ../nbs/11_models.ipynb #3a1d6d5a
-_MODELS = {'mlp': MLP, 'paper_cnn': PaperCNN, 'all_cnn_c': AllCNNC, 'preact_resnet18': PreActResNet18, 'vgg': VGGNet}
+MODELS = {'mlp': MLP, 'paper_cnn': PaperCNN, 'all_cnn_c': AllCNNC, 'preact_resnet18': PreActResNet18, 'vgg': VGGNet,
+          'wrn': WideResNet}
 
 def make_model(name:str, **kwargs) -> nn.Module:
-    "Build a model from its name: 'mlp', 'paper_cnn', 'all_cnn_c', 'preact_resnet18', 'vgg', or 'wrn-<depth>-<k>'."
-    key = name.lower().replace('-', '_') if not name.lower().startswith('wrn') else name.lower()
-    if key.startswith('wrn'):
-        parts = key.replace('_', '-').split('-')
+    "Build the model `name` of `MODELS` ('mlp', 'paper_cnn', 'all_cnn_c', 'preact_resnet18', 'vgg', 'wrn-<depth>-<k>', ...)."
+    key = name.lower().replace('-', '_')
+    if key.startswith('wrn_'):
+        parts = key.split('_')
         if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
-            raise ValueError(f"WideResNet names look like 'wrn-28-10' (depth, widening factor), got {name!r}.")
-        return WideResNet(int(parts[1]), int(parts[2]), **kwargs)
-    if key not in _MODELS: raise ValueError(f"Unknown model {name!r}; choose one of {list(_MODELS)} or 'wrn-<depth>-<k>'.")
-    return _MODELS[key](**kwargs)
+            raise UserInputError(f"WideResNet names look like 'wrn-28-10' (depth, widening factor), got {name!r}.")
+        return MODELS['wrn'](int(parts[1]), int(parts[2]), **kwargs)
+    if key not in MODELS or key == 'wrn':
+        names = [n for n in MODELS if n != 'wrn']
+        raise UserInputError(f"Unknown model {name!r}; choose one of {', '.join(names)} or 'wrn-<depth>-<k>'.")
+    return MODELS[key](**kwargs)
