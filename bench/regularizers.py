@@ -2,6 +2,7 @@
 
 Run: OMP_NUM_THREADS=1 python bench/regularizers.py [--batch 128] [--reps 25] [--threads 1] [--device cpu]
                                                     [--resnet none|reduced|full] [--malloc retain|default] [--profile N]
+                                                    [--bf16]
 A step is forward, loss, regularizer, backward and an SGD step. All cases run round-robin in one process
 (repetition r runs every case once), so slow drifts of a shared machine hit all cases alike; medians are
 printed, with the ratio to the plain step of the same repetition round. The step and the timer are
@@ -15,7 +16,8 @@ ratios jump by ±0.3. `--malloc default` measures glibc as it comes. CUDA device
 `--profile N` also prints the ops with the largest self time per step (torch.profiler, N consecutive
 steps of each case, exact R_F and the class loop left out). `--resnet reduced` adds the pre-activation
 ResNet-18 of Table VI (widths 16-128, 64 px, batch 32, 1000 classes); `--resnet full` the ImageNet one (224 px,
-batch 32, 1000 classes: for a GPU).
+batch 32, 1000 classes: for a GPU). `--bf16` times every case a second time under bf16 autocast, side by side
+with the fp32 steps (ratios to the plain fp32 step).
 """
 import argparse, ctypes, os, platform, resource
 import torch
@@ -88,7 +90,13 @@ def profile_table(steps:dict, n:int, top:int=14) -> str:
     rows.append(f"{'total':44}" + ''.join(f'{sum(v[0] for v in r.values()):>{w}.2f}' for r in res.values()))
     return '\n'.join(rows)
 
-def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=0):
+def under_bf16(step, device):
+    "The step closure run under bf16 autocast on `device`'s type."
+    def f():
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16): step()
+    return f
+
+def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=0, bf16=False):
     torch.manual_seed(0)
     dev = torch.device(device)
     mem = (('glibc retains freed memory' if retain_freed_memory() else 'glibc defaults (mallopt failed)')
@@ -102,12 +110,14 @@ def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=
         opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
         f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         steps = {k: train_step(model, opt, x, y, r) for k, r in cases(n_cls <= 10).items()}
+        if bf16: steps.update({f'{k} [bf16]': under_bf16(train_step(model, opt, x, y, r), dev)
+                               for k, r in cases(n_cls <= 10).items() if 'loop' not in k})
         t = step_times(steps, reps=reps, warmup=2, device=dev)
         faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / ((reps + 2) * len(t))
         print(f"\n{mname}, batch {b}: plain step {t.ms[0]:.1f} ms ({faults:.0f} minor page faults per step)")
-        print(f"{'':30} {'ms':>8} {'× plain':>8} {'ratio per round':>16}")
+        print(f"{'':37} {'ms':>8} {'× plain':>8} {'ratio per round':>16}")
         for r in t.itertuples():
-            print(f"{r.case:30} {r.ms:8.1f} {r.x_plain:8.2f} {r.x_plain_per_round:16.2f}")
+            print(f"{r.case:37} {r.ms:8.1f} {r.x_plain:8.2f} {r.x_plain_per_round:16.2f}")
         if prof:
             short = {k: k.split(' (')[0].replace(' cross-entropy', '').replace(', 1 warm step', '') for k in steps}
             print(f"\n{mname}: where the time goes ({prof} consecutive steps per case)")
@@ -121,6 +131,7 @@ if __name__ == '__main__':
     p.add_argument('--resnet', default='none', choices=['none', 'reduced', 'full'])
     p.add_argument('--malloc', default='retain', choices=['retain', 'default'])
     p.add_argument('--profile', type=int, default=0, help='also profile N consecutive steps of each case (0: no)')
+    p.add_argument('--bf16', action='store_true', help='also time every case under bf16 autocast')
     a = p.parse_args()
     if a.threads: torch.set_num_threads(a.threads)
-    main(a.batch, a.reps, a.device, a.resnet, a.malloc, a.profile)
+    main(a.batch, a.reps, a.device, a.resnet, a.malloc, a.profile, a.bf16)
