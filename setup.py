@@ -20,6 +20,7 @@ min_python = cfg['min_python']
 requirements = shlex.split(cfg.get('requirements', ''))
 if cfg.get('pip_requirements'): requirements += shlex.split(cfg.get('pip_requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
+slurm_requirements = shlex.split(cfg.get('slurm_requirements', ''))   # jacmargin run --executor slurm
 console_scripts = shlex.split(cfg.get('console_scripts', ''))
 
 setuptools.setup(
@@ -34,7 +35,7 @@ setuptools.setup(
     packages=setuptools.find_packages(),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements},
+    extras_require={'dev': dev_requirements, 'slurm': slurm_requirements},
     dependency_links=cfg.get('dep_links', '').split(),
     python_requires='>=' + cfg['min_python'],
     long_description=open('README.md', encoding='utf-8').read(),

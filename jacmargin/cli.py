@@ -11,6 +11,7 @@ from typing import NamedTuple
 from fastcore.script import call_parse, anno_parser
 import torch
 import jacmargin.papers
+from .experiment import EXECUTORS, grid_executor, check_slurm
 from .data import (JacmarginError, UserInputError, DatasetNotFoundError, DataFormatError, MIRRORS, DATA_TITLES,
                             data_root, dataset_available)
 
@@ -217,6 +218,21 @@ def _remove_if_empty(folder:Path):
     "Remove `folder` and its sub-folders if they hold no file (what a failed command leaves behind)."
     if folder.is_dir() and not any(p.is_file() for p in folder.rglob('*')): shutil.rmtree(folder)
 
+# %% ../nbs/30_cli.ipynb #20aeeaf7
+def _check_executor(executor:str, **slurm) -> dict:
+    "The SLURM options given, refused without `--executor slurm`; `--executor slurm` refused where jobs cannot be submitted."
+    given = {k: v for k, v in slurm.items() if v is not None}
+    if executor not in EXECUTORS:
+        raise UserInputError(f"--executor {executor!r}: unknown. Fix: use {' or '.join(EXECUTORS)}.")
+    if executor != 'slurm':
+        if given: raise UserInputError(f"{', '.join('--slurm-' + k.replace('_', '-') for k in given)} needs --executor slurm. "
+                                       "Fix: add --executor slurm, or leave the SLURM options out.")
+        return given
+    _positive(**{f"slurm-{k.replace('_', '-')}": v for k, v in given.items() if k in ('time', 'cpus', 'mem_gb')})
+    if given.get('gpus', 0) < 0: raise UserInputError(f"--slurm-gpus must be 0 or more, got {given['gpus']}.")
+    check_slurm()
+    return given
+
 # %% ../nbs/30_cli.ipynb #86812d6d
 def _estimate(name:str, scale:str, device:str|None) -> str:
     "One line: the time of `name` at `scale` on a 2-core CPU, from `EXPERIMENT_INFO`."
@@ -236,16 +252,25 @@ def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jac
         device:str=None,         # cpu, cuda, cuda:1, mps (default: the best available)
         out:str='results',       # results folder (tables, figures and the run cache)
         root:str=None,           # data folder (default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data)
-        download:bool=False):    # first download the missing data it needs (MNIST, Fashion-MNIST, CIFAR-10)
+        download:bool=False,     # first download the missing data it needs (MNIST, Fashion-MNIST, CIFAR-10)
+        executor:str='local',    # local (this machine, --jobs processes) or slurm (one SLURM job per run, via submitit)
+        slurm_partition:str=None,  # --executor slurm: the partition
+        slurm_time:int=None,     # --executor slurm: minutes per run (default 60)
+        slurm_gpus:int=None,     # --executor slurm: GPUs per run
+        slurm_cpus:int=None,     # --executor slurm: CPU cores per run
+        slurm_mem_gb:int=None,   # --executor slurm: memory per run, in GB
+        slurm_account:str=None):  # --executor slurm: the account to charge
     "Run one experiment of the papers and write its tables and figures."
     info = _info(name)
     if scale not in info.cost:
         raise UserInputError(f"{name} has no scale {scale!r}. Fix: use {' or '.join(map(repr, info.cost))}.")
     _positive(seeds=seeds, jobs=jobs); device, outd, root = _check_device(device), _check_out(out), _check_root(root)
+    slurm = _check_executor(executor, partition=slurm_partition, time=slurm_time, gpus=slurm_gpus, cpus=slurm_cpus,
+                            mem_gb=slurm_mem_gb, account=slurm_account)
     fetch, existed = _check_data(name, scale, root, download), outd.exists()
     print(_estimate(name, scale, device) + f" Runs already cached in {outd / 'cache'} are not redone.", flush=True)
     try:
-        with _data_env(root): return _run(name, scale, seeds, jobs, device, out, fetch)
+        with _data_env(root), grid_executor(executor, **slurm): return _run(name, scale, seeds, jobs, device, out, fetch)
     finally:
         if not existed: _remove_if_empty(outd)
 
@@ -471,6 +496,13 @@ def _show_data_log():
         lg.addHandler(h); lg.setLevel(logging.INFO)
 
 # %% ../nbs/30_cli.ipynb #3148d7a1
+def _underscored(arg) -> str:
+    "An option name with its hyphens as underscores (`--n-train` = `--n_train`); values unchanged."
+    a = str(arg)
+    if not a.startswith('--'): return a
+    opt, eq, val = a.partition('=')
+    return '--' + opt[2:].replace('-', '_') + eq + val
+
 def main(argv=None) -> int:
     "Entry point of the `jacmargin` console script: `jacmargin COMMAND [options]`; returns the exit code."
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -485,6 +517,7 @@ def main(argv=None) -> int:
               f"\n  Fix: use one of {', '.join(COMMANDS)} (jacmargin --help).", file=sys.stderr)
         return 2
     if cmd == 'report' and rest and not rest[0].startswith('-'): rest = ['--folder', *rest]    # jacmargin report DIR
+    rest = [_underscored(a) for a in rest]                                                     # --slurm-time: --slurm_time
     f = COMMANDS[cmd].__wrapped__
     args = vars(anno_parser(f, prog=f'jacmargin {cmd}').parse_args(rest)); args.pop('pdb', None); args.pop('xtra', None)
     _show_data_log()

@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_experiment.ipynb #f3e74625
 from __future__ import annotations
-import dataclasses, functools, hashlib, json, os, platform, shlex, sys, time, datetime
+import contextlib, contextvars, dataclasses, functools, hashlib, importlib.util, json, os, platform, shlex, shutil, sys, time, datetime
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -23,10 +23,11 @@ from .models import make_model
 from .learner import Learner, step_schedule, evaluate
 
 # %% auto #0
-__all__ = ['OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache', 'run_grid',
-           'results_frame', 'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale',
-           'command_line', 'provenance', 'provenance_markdown', 'save_csv', 'write_results', 'TrainRun',
-           'run_regularizers', 'cached_dataset', 'run_data', 'run_model', 'run_loss', 'train_run']
+__all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache',
+           'grid_executor', 'run_grid', 'check_slurm', 'slurm_executor', 'results_frame', 'summarize', 'run_protocol',
+           'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line', 'provenance',
+           'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers', 'cached_dataset',
+           'run_data', 'run_model', 'run_loss', 'train_run']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
 def config_dict(cfg) -> dict:
@@ -116,22 +117,85 @@ def _timed(fn, cfg) -> tuple:
     meta = run_meta(getattr(fn, 'keywords', {}).get('device'))                # fn = partial(train_run, device=...)
     return {**res, 'seconds': round(time.perf_counter() - t, 3)}, {**meta, **({'data': data} if data else {})}
 
+# %% ../nbs/13_experiment.ipynb #3dae0a7f
+EXECUTORS = ('local', 'slurm')
+_GRID_EXECUTOR = contextvars.ContextVar('jacmargin_grid_executor', default=('local', {}))
+
+def _executor(executor:str|None, slurm:dict|None) -> tuple:
+    "(executor, SLURM options) of a `run_grid` call: its arguments, else those of the enclosing `grid_executor`."
+    opts = {}
+    if executor is None: executor, opts = _GRID_EXECUTOR.get()
+    if executor not in EXECUTORS: raise UserInputError(f"executor={executor!r}: use 'local' or 'slurm'.")
+    if slurm and executor != 'slurm': raise UserInputError(f"SLURM options {sorted(slurm)} need executor='slurm'.")
+    return executor, {**opts, **(slurm or {})}
+
+@contextlib.contextmanager
+def grid_executor(executor:str='local', **slurm):
+    "Within the block, every `run_grid` call that names no executor uses this one ('local', or 'slurm' with `slurm` options)."
+    tok = _GRID_EXECUTOR.set(_executor(executor, slurm))
+    try: yield
+    finally: _GRID_EXECUTOR.reset(tok)
+
 # %% ../nbs/13_experiment.ipynb #516ab848
-def run_grid(fn:Callable[[Any], dict], cfgs:Iterable, cache:ResultCache|str|Path, jobs:int=1,
-             threads:int|None=None, progress:bool=True) -> list[dict]:
-    "Run `fn` on every config of `cfgs` missing from `cache` (in `jobs` processes); return all records in order."
-    cache = cache if isinstance(cache, ResultCache) else ResultCache(cache)
-    cfgs = list(dict.fromkeys(cfgs)); todo = [c for c in cfgs if c not in cache]
-    bar = progress_bar(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached", disable=not progress or not todo)
+def _run_local(fn, todo:list, cache:ResultCache, jobs:int, threads:int|None, bar):
+    "Run `todo` in this process (`jobs` ≤ 1) or in `jobs` spawned worker processes; store each result as it comes."
     if jobs <= 1 or len(todo) <= 1:
         for c in todo: cache.put(c, *_timed(fn, c)); bar.update()
-    else:
-        threads = threads or max(1, (os.cpu_count() or 1) // jobs)
-        with ProcessPoolExecutor(jobs, mp_context=get_context('spawn'), initializer=_init_worker, initargs=(threads,)) as ex:
-            futs = {ex.submit(_timed, fn, c): c for c in todo}
-            for f in as_completed(futs): cache.put(futs[f], *f.result()); bar.update()
+        return
+    threads = threads or max(1, (os.cpu_count() or 1) // jobs)
+    with ProcessPoolExecutor(jobs, mp_context=get_context('spawn'), initializer=_init_worker, initargs=(threads,)) as ex:
+        futs = {ex.submit(_timed, fn, c): c for c in todo}
+        for f in as_completed(futs): cache.put(futs[f], *f.result()); bar.update()
+
+def run_grid(fn:Callable[[Any], dict], cfgs:Iterable, cache:ResultCache|str|Path, jobs:int=1,
+             threads:int|None=None, progress:bool=True, executor:str|None=None, slurm:dict|None=None) -> list[dict]:
+    "Run `fn` on every config of `cfgs` missing from `cache` (here, in `jobs` processes, or one SLURM job each); return all records."
+    cache = cache if isinstance(cache, ResultCache) else ResultCache(cache)
+    executor, slurm = _executor(executor, slurm)
+    cfgs = list(dict.fromkeys(cfgs)); todo = [c for c in cfgs if c not in cache]
+    bar = progress_bar(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached", disable=not progress or not todo)
+    if executor == 'slurm' and todo: _run_slurm(fn, todo, cache, slurm, bar)
+    else: _run_local(fn, todo, cache, jobs, threads, bar)
     bar.close()
     return [cache.get(c) for c in cfgs]
+
+# %% ../nbs/13_experiment.ipynb #ff90f648
+_SLURM_NAMES = {'partition': 'slurm_partition', 'time': 'timeout_min', 'gpus': 'gpus_per_node', 'cpus': 'cpus_per_task',
+                'account': 'slurm_account', 'qos': 'slurm_qos', 'constraint': 'slurm_constraint',
+                'array_parallelism': 'slurm_array_parallelism'}
+
+def check_slurm(cluster:str='slurm'):
+    "Refuse, with the fix, where SLURM jobs cannot be submitted: submitit not installed, or no `sbatch` command here."
+    if importlib.util.find_spec('submitit') is None:
+        raise UserInputError("the SLURM executor needs submitit. Fix: pip install \"jacmargin[slurm]\" (or pip install submitit).")
+    if cluster == 'slurm' and shutil.which('sbatch') is None:
+        raise UserInputError("the SLURM executor: no `sbatch` command here. Fix: run on the cluster's login node, "
+                             "or use the local executor.")
+
+def slurm_executor(folder, cluster:str='slurm', **opts):
+    "A submitit executor logging to `folder`; `opts` in our names (partition, time [min], gpus, cpus, mem_gb, ...) or submitit's."
+    check_slurm(cluster)
+    import submitit
+    ex = submitit.AutoExecutor(folder=folder, cluster=cluster)
+    ex.update_parameters(**{'timeout_min': 60, 'name': 'jacmargin', **{_SLURM_NAMES.get(k, k): v for k, v in opts.items()}})
+    return ex
+
+def _cached_run(fn, cfg, root:str) -> tuple:
+    "One run inside a cluster job: `_timed(fn, cfg)`, also stored by the job in the cache at `root` (a shared file system)."
+    res, meta = _timed(fn, cfg)
+    ResultCache(root).put(cfg, res, meta)
+    return res, meta
+
+def _run_slurm(fn, todo:list, cache:ResultCache, opts:dict, bar):
+    "Submit one job per config of `todo` (one job array); store each result as its job finishes."
+    from submitit.helpers import as_completed as jobs_completed
+    opts = dict(opts); ex = slurm_executor(opts.pop('folder', cache.root / 'slurm'), **opts)
+    with ex.batch(): jobs = [ex.submit(_cached_run, fn, c, str(cache.root)) for c in todo]
+    cfg_of = {id(j): c for j, c in zip(jobs, todo)}
+    for job in jobs_completed(jobs, poll_frequency=1):     # submitit's watcher rate-limits the sacct calls
+        res, meta = job.result()                      # a failed run raises here, with the job's traceback
+        if cfg_of[id(job)] not in cache: cache.put(cfg_of[id(job)], res, meta)
+        bar.update()
 
 # %% ../nbs/13_experiment.ipynb #9910e8d8
 def results_frame(records:Iterable[dict]) -> pd.DataFrame:

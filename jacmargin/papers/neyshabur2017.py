@@ -13,7 +13,7 @@ import pandas as pd
 import torch
 import matplotlib.pyplot as plt
 from ..core import seed_everything, default_device
-from ..data import (ArrayDataset, CLASS_NAMES, load_dataset, stratified_indices, random_labels,
+from ..data import (UserInputError, ArrayDataset, CLASS_NAMES, load_dataset, stratified_indices, random_labels,
                             confusion_set, TensorLoader)
 from ..learner import Learner, Callback, CancelFitException, evaluate
 from ..measures import compute_measures, pac_bayes_curve, plot_pac_bayes
@@ -56,7 +56,7 @@ _SHAPES = {'cifar10': ((3, 32, 32), 10), 'mnist': ((1, 28, 28), 10), 'fashion_mn
 
 def _generated(name:str, n_train:int, n_test:int, seed:int=0) -> tuple:
     "(train, test) `ArrayDataset`s of generated images with the shape and classes of dataset `name`."
-    if name not in _SHAPES: raise ValueError(f"No generated stand-in for {name!r}: choose from {list(_SHAPES)}.")
+    if name not in _SHAPES: raise UserInputError(f"No generated stand-in for {name!r}: choose from {list(_SHAPES)}.")
     (shape, k), g = _SHAPES[name], torch.Generator().manual_seed(seed)
     protos = torch.rand(k, *shape, generator=g)                                  # (K, C, H, W)
     def make(n):
@@ -78,7 +78,7 @@ def measure_run_data(cfg:MeasureRun, root=None) -> tuple:
         train, test = _generated(cfg.dataset[len('generated-'):], n, cfg.n_test or 256, seed=cfg.seed)
     else: train, test = _load(cfg.dataset, None if root is None else str(root))
     n = cfg.n_train or len(train)
-    if n + cfg.n_confusion > len(train): raise ValueError(f"n_train + n_confusion = {n + cfg.n_confusion} > {len(train)} images.")
+    if n + cfg.n_confusion > len(train): raise UserInputError(f"n_train + n_confusion = {n + cfg.n_confusion} > {len(train)} images.")
     idx = stratified_indices(train.y, n, seed=cfg.seed) if n < len(train) else torch.arange(len(train))
     rest = torch.ones(len(train), dtype=torch.bool); rest[idx] = False
     sub = train.subset(idx)
@@ -177,7 +177,7 @@ _FIG1 = {'cifar10': (FIG1_PAPER, FIG1_SMOKE), 'mnist': (FIG1_MNIST, FIG1_MNIST_S
 def fig1(cfg:Fig1|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True, dataset:str='cifar10', sizes:tuple|None=None) -> dict:
     "Run Fig. 1-2 (true and random labels at each size, `seeds` times); write tables and the figure to `out/cfg.name`."
-    if dataset not in _FIG1: raise ValueError(f"dataset={dataset!r}: Fig. 1 is configured for {list(_FIG1)}.")
+    if dataset not in _FIG1: raise UserInputError(f"dataset={dataset!r}: Fig. 1 is configured for {list(_FIG1)}.")
     cfg = pick_scale(cfg, scale, *_FIG1[dataset])
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     cfgs = [replace(cfg.run, n_train=n, label_noise=p, seed=s) for n in cfg.sizes for p in (0., 1.) for s in range(cfg.seeds)]

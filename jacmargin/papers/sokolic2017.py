@@ -13,6 +13,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 import torch
 from ..core import default_device
+from ..data import UserInputError
 from ..models import make_model
 from ..learner import PAPER_LR_SEQUENCES
 from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer
@@ -109,7 +110,7 @@ def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:in
     "Table II on LaRED: the protocol on the same-subject test set, the chosen factors retested on the other subjects."
     cfg = pick_scale(cfg, scale, TABLE2_LARED, TABLE2_LARED_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
-    if cfg.run.dataset != 'lared': raise ValueError(f"table2_lared needs run.dataset='lared', got {cfg.run.dataset!r}.")
+    if cfg.run.dataset != 'lared': raise UserInputError(f"table2_lared needs run.dataset='lared', got {cfg.run.dataset!r}.")
     fn, cache = partial(train_run, device=device, root=root), Path(out) / 'cache'
     recs, chosen = _table2_protocol(cfg, fn, cache, jobs, progress)
     cross = [replace(cfg.run, dataset='lared_cross', n_train=n, reg=reg, factor=f, split='test', seed=s)
