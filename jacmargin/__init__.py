@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 
 # %% ../nbs/16_api.ipynb #61013b33
 from .core import seed_everything, default_device, full_precision, reduced_precision
-from .jacobian import jacobian, jacobian_frobenius_sq, jacobian_spectral_norm
+from .jacobian import jacobian_frobenius_sq, jacobian_spectral_norm
 from .operators import operator_norm, fold_batchnorm, lipschitz_bound
 from .margins import score, output_margin, input_margin, margin_lower_bounds
 from .regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
@@ -26,6 +26,15 @@ from .data import load_dataset, DATASETS, ArrayDataset, TensorLoader, JacmarginE
 from .models import make_model, MODELS
 from .learner import Learner
 from .experiment import TrainRun, train_run, run_grid
+
+# %% ../nbs/16_api.ipynb #7fc8d293
+import sys as _sys, types as _types
+
+class _CallableModule(_types.ModuleType):
+    "The module `jacmargin.jacobian`, callable as its function `jacobian`: `jm.jacobian(model, x)`, and `jm.jacobian.model_graph`."
+    def __call__(self, *args, **kwargs): return self.jacobian(*args, **kwargs)
+
+_sys.modules['jacmargin.jacobian'].__class__ = _CallableModule
 
 # %% ../nbs/16_api.ipynb #a026d38d
 _all_ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precision',
