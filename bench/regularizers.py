@@ -6,7 +6,7 @@ Run: OMP_NUM_THREADS=1 python bench/regularizers.py [--batch 128] [--reps 25] [-
 A step is forward, loss, regularizer, backward and an SGD step. All cases run round-robin in one process
 (repetition r runs every case once), so slow drifts of a shared machine hit all cases alike; medians are
 printed, with the ratio to the plain step of the same repetition round. The step and the timer are
-`train_step` and `step_times` of `jacmargin.papers.sokolic2017` (Table VI uses them too).
+`train_step` and `step_times` of `jacmargin.runs` (Table VI uses them too).
 
 `--malloc retain` (the default on Linux/glibc) makes glibc keep freed memory instead of returning it to the
 system: with glibc's defaults a step's large tensors are sometimes fresh pages from the kernel (a page fault
@@ -23,7 +23,7 @@ import argparse, ctypes, os, platform, resource
 import torch
 from jacmargin.models import PaperCNN, make_model
 from jacmargin.regularizers import JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer
-from jacmargin.papers.sokolic2017 import train_step, step_times
+from jacmargin.runs import train_step, step_times
 from torch import nn
 
 def mlp():

@@ -14,9 +14,9 @@ with warnings.catch_warnings():
     from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['seed_everything', 'device_draw', 'default_device', 'model_device', 'model_dtype', 'full_precision',
-           'reduced_precision', 'measurement', 'check_measure_dtype', 'check_batch', 'check_labels', 'preserved',
-           'model_taps', 'record_taps', 'progress_bar']
+__all__ = ['LINEAR_TYPES', 'seed_everything', 'device_draw', 'default_device', 'model_device', 'model_dtype', 'full_precision',
+           'reduced_precision', 'measurement', 'check_measure_dtype', 'JacmarginError', 'UserInputError', 'check_batch',
+           'check_labels', 'preserved', 'model_taps', 'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -127,6 +127,13 @@ def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
                         "in the second or third digit). Cast it, e.g. `model.float()` and `x.float()`, or accept "
                         "the error explicitly inside `jacmargin.core.reduced_precision()`.")
 
+# %% ../nbs/00_core.ipynb #9caa1815
+class JacmarginError(Exception):
+    "An error the user can fix: its message says what is wrong and how to fix it (the CLI prints it, no traceback)."
+
+class UserInputError(JacmarginError, ValueError):
+    "An argument with a value jacmargin cannot use (a name, a size, a device, a folder)."
+
 # %% ../nbs/00_core.ipynb #b32c6cbe
 def check_batch(x,              # what was passed as a batch
                 name:str='x',   # its name in the message
@@ -169,12 +176,12 @@ def preserved(model:nn.Module):
         for p, f in flags: p.requires_grad_(f)
 
 # %% ../nbs/00_core.ipynb #d2137289
-_LINEAR_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
+LINEAR_TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
 def model_taps(model:nn.Module) -> list[str]:
     "Names of `model`'s taps: its `taps` attribute, else every Linear/Conv sub-module in order."
     names = getattr(model, 'taps', None)
-    if names is None: names = [n for n, m in model.named_modules() if isinstance(m, _LINEAR_TYPES)]
+    if names is None: names = [n for n, m in model.named_modules() if isinstance(m, LINEAR_TYPES)]
     mods = dict(model.named_modules())
     missing = [n for n in names if n not in mods]
     if missing: raise ValueError(f"Taps {missing} are not sub-modules of the model; valid names: {list(mods)[1:]}")

@@ -14,22 +14,17 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
+from .core import JacmarginError, UserInputError
 
 # %% auto #0
 __all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'DATASETS', 'DATA_TITLES', 'GET_DATA',
-           'OFFICIAL_LABEL_COUNTS', 'JacmarginError', 'UserInputError', 'DatasetNotFoundError', 'DataFormatError',
-           'ChecksumError', 'ArrayDataset', 'read_idx', 'download_file', 'read_mnist_pkl', 'read_cifar10',
-           'stratified_indices', 'stratified_subset', 'train_val_split', 'data_root', 'DatasetLoader', 'load_dataset',
-           'dataset_available', 'needs_data', 'loaded_sources', 'ImageFolder', 'load_image_folder', 'random_labels',
-           'confusion_set', 'pca_project', 'augment_crop_flip', 'TensorLoader', 'make_loader']
+           'OFFICIAL_LABEL_COUNTS', 'DatasetNotFoundError', 'DataFormatError', 'ChecksumError', 'ArrayDataset',
+           'read_idx', 'download_file', 'read_mnist_pkl', 'read_cifar10', 'stratified_indices', 'stratified_subset',
+           'train_val_split', 'data_root', 'DatasetLoader', 'load_dataset', 'dataset_available', 'needs_data',
+           'loaded_sources', 'ImageFolder', 'load_image_folder', 'random_labels', 'confusion_set', 'pca_project',
+           'augment_crop_flip', 'TensorLoader', 'make_loader']
 
 # %% ../nbs/10_data.ipynb #985d1b2e
-class JacmarginError(Exception):
-    "An error the user can fix: its message says what is wrong and how to fix it (the CLI prints it, no traceback)."
-
-class UserInputError(JacmarginError, ValueError):
-    "An argument with a value jacmargin cannot use (a name, a size, a device, a folder)."
-
 class DatasetNotFoundError(JacmarginError, FileNotFoundError):
     "No source of a dataset was found; the message lists the ways to get it."
 

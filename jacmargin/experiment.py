@@ -15,8 +15,7 @@ import torch
 import torch.nn.functional as F
 from .core import seed_everything, default_device, progress_bar
 from .measures import jacobian_stats
-from .regularizers import (WeightDecay, JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
-                                    LargeMarginRegularizer, WeiMaRegularizer, multiclass_hinge_loss)
+from .regularizers import REGULARIZERS, make_regularizer, multiclass_hinge_loss
 from .data import (load_dataset, train_val_split, stratified_subset, random_labels, TensorLoader, loaded_sources,
                             UserInputError)
 from .models import make_model
@@ -373,17 +372,12 @@ class TrainRun:
     seed: int = 0
 
 # %% ../nbs/13_experiment.ipynb #21baf8ba
-_REGS = {'wd': lambda c: WeightDecay(), 'wd_classifier': lambda c: WeightDecay('classifier'),
-         'jr': lambda c: JacobianRegularizer(method=c.jr_method), 'spectral': lambda c: SpectralJacobianRegularizer(),
-         'perlayer': lambda c: PerLayerJacobianRegularizer(), 'lm': lambda c: LargeMarginRegularizer(),
-         'weima': lambda c: WeiMaRegularizer()}
-
 def run_regularizers(cfg:TrainRun) -> list:
-    "The `(regularizer, factor)` pairs of a run."
+    "The `(regularizer, factor)` pairs of a run, built from `REGULARIZERS` (R_F with the run's `jr_method`)."
     pairs = ([] if cfg.reg == 'none' else [(cfg.reg, cfg.factor)]) + [tuple(p) for p in cfg.extra_regs]
-    bad = [n for n, _ in pairs if n not in _REGS]
-    if bad: raise UserInputError(f"Unknown regularizer(s) {bad}: choose from none, {', '.join(_REGS)}.")
-    return [(_REGS[n](cfg), f) for n, f in pairs if f != 0]
+    bad = [n for n, _ in pairs if n not in REGULARIZERS]
+    if bad: raise UserInputError(f"Unknown regularizer(s) {bad}: choose from none, {', '.join(REGULARIZERS)}.")
+    return [(make_regularizer(n, **({'method': cfg.jr_method} if n == 'jr' else {})), f) for n, f in pairs if f != 0]
 
 # %% ../nbs/13_experiment.ipynb #7756fa14
 @functools.lru_cache(maxsize=4)

@@ -12,11 +12,12 @@ from torch import nn, Tensor
 from .core import check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw
 
 # %% auto #0
-__all__ = ['held_batch_stats', 'model_output', 'model_graph', 'output_vjp', 'jacobian', 'output_jacobian_frobenius_sq',
-           'jacobian_frobenius_sq', 'frobenius_estimator_variance', 'jacobian_spectral_norm']
+__all__ = ['uses_batch_stats', 'held_batch_stats', 'model_output', 'model_graph', 'output_vjp', 'jacobian',
+           'random_output_vectors', 'output_jacobian_frobenius_sq', 'jacobian_frobenius_sq',
+           'frobenius_estimator_variance', 'jacobian_spectral_norm']
 
 # %% ../nbs/01_jacobian.ipynb #0f48c581
-def _uses_batch_stats(m:nn.Module) -> bool:
+def uses_batch_stats(m:nn.Module) -> bool:
     "Does `m` normalise with the statistics of the current batch?"
     return isinstance(m, nn.modules.batchnorm._BatchNorm) and (m.training or not m.track_running_stats)
 
@@ -34,7 +35,7 @@ def _held_bn_hook(m, inp, out):
 def held_batch_stats(model:nn.Module   # any model; its batch norms that use batch statistics hold them
                     ):
     "Context manager: batch-norm layers that use batch statistics hold them constant; running stats are restored."
-    bns = [m for m in model.modules() if _uses_batch_stats(m)]
+    bns = [m for m in model.modules() if uses_batch_stats(m)]
     saved = [dict(m._buffers) for m in bns]                 # the buffer tensors themselves, never written to
     for m in bns: m._buffers.update({k: None if b is None else b.clone() for k, b in m._buffers.items()})
     handles = [m.register_forward_hook(_held_bn_hook, prepend=True) for m in bns]   # first: taps see the held output
@@ -122,7 +123,7 @@ def _jacobian_loop(model:nn.Module, x:Tensor, output='probs', y=None) -> Tensor:
     return torch.stack([torch.autograd.functional.jacobian(lambda xi: f(xi, i), x[i]) for i in range(len(x))])
 
 # %% ../nbs/01_jacobian.ipynb #314a6566
-def _random_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, generator=None) -> Tensor:
+def random_output_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, generator=None) -> Tensor:
     "n draws of output-space vectors (n, B, K) with E[vvᵀ] = I, the same on every device and dtype for a seed."
     if method == 'one_hot':
         idx = device_draw(lambda d: torch.randint(0, K, (n, B), generator=generator, device=d), like.device, generator)
@@ -150,7 +151,7 @@ def output_jacobian_frobenius_sq(out:Tensor,               # outputs (B, K) with
     if method == 'exact': v = torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)
     elif method in ('projection', 'one_hot'):
         if n_proj < 1: raise ValueError(f"n_proj={n_proj}: need at least one projection.")
-        v = _random_vectors(n_proj, B, K, method, dist, out, generator)
+        v = random_output_vectors(n_proj, B, K, method, dist, out, generator)
     else: raise ValueError(f"method={method!r}: use 'exact', 'projection' or 'one_hot'.")
     g = output_vjp(out, xg, v, create_graph).flatten(2)       # (P, B, D)
     sq = g.pow(2).sum(-1)                                       # (P, B)
@@ -190,7 +191,7 @@ def frobenius_estimator_variance(J:Tensor,                 # per-sample Jacobian
 def _power_spectral(out:Tensor, xg:Tensor, n_iter:int, u0:Tensor|None, create_graph:bool, generator=None, tol:float=0.):
     "Power iteration on J Jᵀ in output space until the Ritz residual ≤ tol·θ (at most n_iter steps): (σ (B,), u (B, K), ok (B,))."
     B, K = out.shape
-    u = _random_vectors(1, B, K, 'projection', 'gaussian', out, generator)[0] if u0 is None else u0.detach().to(out)
+    u = random_output_vectors(1, B, K, 'projection', 'gaussian', out, generator)[0] if u0 is None else u0.detach().to(out)
     u = u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)
     ur = torch.zeros_like(u, requires_grad=True)
     jtu_lin, = torch.autograd.grad(out, xg, ur, retain_graph=True, create_graph=True)   # linear in ur: Jᵀ ur

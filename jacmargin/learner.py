@@ -17,6 +17,7 @@ from torch import nn, Tensor
 from torch.nn.parallel import DistributedDataParallel
 from fastcore.basics import patch
 from .core import seed_everything, model_device, model_dtype, check_batch, check_labels, preserved, progress_bar
+from .regularizers import regularized_forward, penalty
 
 # %% auto #0
 __all__ = ['PAPER_LR_SEQUENCES', 'Schedule', 'constant_schedule', 'step_schedule', 'multistep_schedule', 'piecewise_schedule',
@@ -254,9 +255,6 @@ def _prepare(self:Learner, batch):
     x = _check_x(x); y = check_labels(y, len(x), name='y (the labels in the batch)')
     scale = 1.
     if self.ddp_split and isinstance(self.model, DistributedDataParallel): x, y, idx, scale = _ddp_slice(x, y, idx)
-    if idx is None and any(_flag(r, 'needs_index') for _, (r, _f) in self.regs):
-        raise ValueError("A regularizer needs dataset indices (`needs_index`): use a loader yielding (x, y, idx), "
-                         "e.g. `DataLoader(TensorDataset(x, y, torch.arange(len(x))), ...)`.")
     self.xb = x.to(self.device, self.dtype, non_blocking=True)
     self.yb = y.to(self.device, non_blocking=True)
     self.ib, self.loss_scale = None if idx is None else idx.to(self.device, non_blocking=True), scale
@@ -266,20 +264,13 @@ def _prepare(self:Learner, batch):
 def _train_batch(self:Learner):
     "Forward (with taps), data loss, regularizers, backward and step, each timed; fills `logits`, `loss`, `penalties`."
     dev, ac = self.device, _autocast(self.device, self.autocast)
-    if any(_flag(r, 'needs_input_grad') for _, (r, _f) in self.regs): self.xb = self.xb.detach().requires_grad_(True)
+    regs = [r for _, (r, _f) in self.regs]
     t0 = _now(dev)
     with ac:
-        with contextlib.ExitStack() as st:
-            for _, (r, _f) in self.regs:
-                if _flag(r, 'needs_taps'): st.enter_context(r.capture(self.raw))
-            self.logits = self.model(self.xb)
+        with regularized_forward(self.raw, self.xb, regs) as self.xb: self.logits = self.model(self.xb)   # taps captured
         self.data_loss = self.loss_func(self.logits, self.yb)
         t1 = _now(dev)
-        self.penalties = [r(self.raw, self.xb, self.yb, self.logits, **({'idx': self.ib} if _flag(r, 'needs_index') else {}))
-                          for _, (r, _f) in self.regs]
-    for (nm, _), p in zip(self.regs, self.penalties):
-        if not isinstance(p, Tensor) or p.dim() != 0:
-            raise ValueError(f"Regularizer {nm} returned {getattr(p, 'shape', type(p))}: it must return a scalar tensor (the batch mean).")
+        self.penalties = [penalty(r, self.raw, self.xb, self.yb, self.logits, self.ib) for r in regs]
     self.loss = self.data_loss + sum(f * p for (_, (_r, f)), p in zip(self.regs, self.penalties)) if self.regs else self.data_loss
     t2 = _now(dev)
     self._cb('after_loss')

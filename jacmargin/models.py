@@ -10,8 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.utils import parametrize
-from .core import _LINEAR_TYPES
-from .data import UserInputError
+from .core import LINEAR_TYPES, UserInputError
 
 # %% auto #0
 __all__ = ['MODELS', 'RowNorm', 'row_normalize', 'RowNormLinear', 'assign_taps', 'linear_layers', 'MLP', 'PaperCNN', 'AllCNNC',
@@ -28,7 +27,7 @@ class RowNorm(nn.Module):
 # %% ../nbs/11_models.ipynb #0e459386
 def row_normalize(module:nn.Module) -> nn.Module:
     "Register `RowNorm` on `module.weight` (a Linear or Conv) so its effective weight has unit rows; return it."
-    if not isinstance(module, _LINEAR_TYPES):
+    if not isinstance(module, LINEAR_TYPES):
         raise TypeError(f"row_normalize expects an nn.Linear or nn.Conv*d, got {type(module).__name__}.")
     if parametrize.is_parametrized(module, 'weight'):
         raise ValueError("This module's weight is already parametrized; apply row_normalize once.")
@@ -58,7 +57,7 @@ def assign_taps(model:nn.Module, block_types:tuple=()) -> nn.Module:
     groups = {'preact': [], 'norm': [], 'block': []}
     for n, m in _post_order(model):
         if '.parametrizations.' in f'.{n}.': continue
-        if isinstance(m, _LINEAR_TYPES): groups['preact'].append(n)
+        if isinstance(m, LINEAR_TYPES): groups['preact'].append(n)
         elif isinstance(m, _NORM_TYPES): groups['norm'].append(n)
         elif getattr(m, 'residual_block', False) or isinstance(m, tuple(block_types)): groups['block'].append(n)
     kinds = {n: k for k, ns in groups.items() for n in ns}
@@ -71,7 +70,7 @@ def linear_layers(model:nn.Module) -> list[tuple[str, nn.Module]]:
     "`(name, module)` of `model`'s Linear/Conv operators in forward order (its 'preact' taps, else module order)."
     mods = dict(model.named_modules())
     names = getattr(model, 'tap_groups', {}).get('preact')
-    if names is None: names = [n for n, m in _post_order(model) if isinstance(m, _LINEAR_TYPES)]
+    if names is None: names = [n for n, m in _post_order(model) if isinstance(m, LINEAR_TYPES)]
     return [(n, mods[n]) for n in names]
 
 # %% ../nbs/11_models.ipynb #c46e7b2c

@@ -13,7 +13,7 @@ import torch.fx
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.modules.utils import _ntuple
-from .core import model_device, model_dtype, measurement, check_measure_dtype
+from .core import model_device, model_dtype, measurement, check_measure_dtype, LINEAR_TYPES
 
 # %% auto #0
 __all__ = ['dense_operator', 'operator_norm', 'kernel_reshape_norm', 'operator_frobenius_norm', 'weight_frobenius_norm',
@@ -22,7 +22,6 @@ __all__ = ['dense_operator', 'operator_norm', 'kernel_reshape_norm', 'operator_f
 # %% ../nbs/02_operators.ipynb #4a494123
 _CONV_DIMS = {nn.Conv1d: 1, nn.Conv2d: 2, nn.Conv3d: 3}
 _CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
-_LINEAR = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 _BN = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 
 def _check_layer(layer, input_shape) -> tuple:
@@ -30,7 +29,7 @@ def _check_layer(layer, input_shape) -> tuple:
     if isinstance(layer, nn.modules.conv._ConvTransposeNd):
         raise TypeError(f"{type(layer).__name__} is not supported: pass the nn.Conv layer whose adjoint it is "
                         "(same norms), or build its matrix with `torch.func.jacrev`.")
-    if not isinstance(layer, _LINEAR):
+    if not isinstance(layer, LINEAR_TYPES):
         raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
     shape = tuple(int(s) for s in input_shape)
     if isinstance(layer, nn.Linear):
@@ -145,7 +144,7 @@ def _circular_norm(w:Tensor, size) -> float:
 @measurement
 def kernel_reshape_norm(layer:nn.Module) -> float:
     "Largest singular value of the weight reshaped to (out, -1): NOT the operator norm of a conv (see `operator_norm`)."
-    if not isinstance(layer, _LINEAR): raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
+    if not isinstance(layer, LINEAR_TYPES): raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
     w = layer.weight.detach(); check_measure_dtype(w.dtype, 'layer')
     return torch.linalg.svdvals(w.reshape(w.shape[0], -1))[0].item()
 
@@ -180,7 +179,7 @@ def operator_frobenius_norm(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
 @measurement
 def weight_frobenius_norm(layer:nn.Module) -> float:
     "Frobenius norm of the weight tensor itself (= the operator's only for Linear on a single vector)."
-    if not isinstance(layer, _LINEAR): raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
+    if not isinstance(layer, LINEAR_TYPES): raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
     return layer.weight.detach().norm().item()
 
 # %% ../nbs/02_operators.ipynb #e5840b1b
@@ -202,7 +201,7 @@ def _check_bn(model:nn.Module):
 
 def _plain_copy(lin) -> nn.Module:
     "A plain (unparametrized) Linear/Conv with `lin`'s configuration and current weight and bias."
-    cls = next(c for c in _LINEAR if isinstance(lin, c)); w = lin.weight.detach()
+    cls = next(c for c in LINEAR_TYPES if isinstance(lin, c)); w = lin.weight.detach()
     new = (nn.Linear(lin.in_features, lin.out_features) if cls is nn.Linear else
            cls(lin.in_channels, lin.out_channels, lin.kernel_size, lin.stride, lin.padding, lin.dilation, lin.groups,
                padding_mode=lin.padding_mode)).to(w)
@@ -271,7 +270,7 @@ def fold_batchnorm(model:nn.Module) -> nn.Module:
     new = copy.deepcopy(model)
     mods, pairs, done = dict(new.named_modules()), _chain_pairs(new), set()
     for a, b in pairs:                                                            # Linear/Conv -> BN: fold backwards
-        if isinstance(mods[a], _LINEAR) and isinstance(mods[b], _BN):
+        if isinstance(mods[a], LINEAR_TYPES) and isinstance(mods[b], _BN):
             _replace(new, a, _fold_into(new.get_submodule(a), mods[b])); _replace(new, b, nn.Identity()); done.add(b)
     for a, b in pairs:                                                            # BN -> Conv (no zero padding): forwards
         if isinstance(mods[a], _BN) and a not in done and _forward_foldable(mods[a], mods[b]):
@@ -351,7 +350,7 @@ _COLS = ('spectral', 'frobenius', 'weight_frobenius', 'kernel_reshape')
 def _leaf_row(name:str, m:nn.Module, xs:tuple, ys:tuple, kinds:tuple, **kw) -> dict:
     "The `layer_norms` row of one leaf-module call (per-sample input xs, output ys) with the norms named in `kinds`."
     row = dict(name=name, kind=type(m).__name__, input_shape=xs)
-    if any(_stock(m, c) for c in _LINEAR):
+    if any(_stock(m, c) for c in LINEAR_TYPES):
         f = dict(spectral=lambda: operator_norm(m, xs, **kw),
                  frobenius=lambda: operator_frobenius_norm(m, xs, kw.get('dtype')),
                  weight_frobenius=lambda: weight_frobenius_norm(m), kernel_reshape=lambda: kernel_reshape_norm(m))
@@ -481,7 +480,7 @@ def _declares_branch(m:nn.Module) -> bool:
 class _BoundTracer(torch.fx.Tracer):
     "FX tracer that stops at Linear / Conv / BN, declared blocks and torch's other modules; traces through the rest."
     def is_leaf_module(self, m:nn.Module, qualname:str) -> bool:
-        return any(_stock(m, c) for c in _LINEAR + _BN) or _declares_branch(m) or super().is_leaf_module(m, qualname)
+        return any(_stock(m, c) for c in LINEAR_TYPES + _BN) or _declares_branch(m) or super().is_leaf_module(m, qualname)
 
 def _trace(model:nn.Module) -> torch.fx.GraphModule:
     "The model's computation graph, or an error that says what to do."
@@ -545,7 +544,7 @@ def _module_terms(p:_Propagate, n, a, out) -> tuple:
     f = np.array([row[c] for c in p.kinds])
     if getattr(m, 'inplace', False) and (f > 1).any() and len(x.users) > 1:
         raise ValueError("an in-place expansion of a tensor that is read elsewhere")
-    return [(x, f)], 'sum', row if any(_stock(m, c) for c in _LINEAR + _BN) or (f != 1).any() else None
+    return [(x, f)], 'sum', row if any(_stock(m, c) for c in LINEAR_TYPES + _BN) or (f != 1).any() else None
 
 def _call_terms(p:_Propagate, n, a, kw, out) -> tuple:
     "Terms and `layer_norms` row (when its factor is not 1) of a call_function / call_method node."

@@ -11,13 +11,14 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from torch.autograd.graph import get_gradient_edge
-from .core import check_labels, model_taps, device_draw, preserved
-from .jacobian import model_output, model_graph, output_vjp, _random_vectors, _uses_batch_stats
+from .core import check_labels, model_taps, device_draw, preserved, LINEAR_TYPES, UserInputError
+from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 
 # %% auto #0
-__all__ = ['cross_entropy', 'multiclass_hinge_loss', 'Regularizer', 'input_graph', 'JacobianRegularizer',
+__all__ = ['REGULARIZERS', 'cross_entropy', 'multiclass_hinge_loss', 'Regularizer', 'input_graph', 'JacobianRegularizer',
            'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'frobenius_penalty',
-           'WeightDecay', 'WeiMaRegularizer', 'regularizer_suite', 'penalty_and_grad']
+           'WeightDecay', 'WeiMaRegularizer', 'regularized_forward', 'penalty', 'make_regularizer', 'regularizer_suite',
+           'penalty_and_grad']
 
 # %% ../nbs/05_regularizers.ipynb #4b3526df
 def cross_entropy(logits:Tensor, y:Tensor) -> Tensor:
@@ -58,8 +59,7 @@ class Regularizer:
 # %% ../nbs/05_regularizers.ipynb #89a7d507
 def _batch_coupled(model:nn.Module) -> bool:
     "Does any batch-norm layer of `model` normalise with the current batch's statistics?"
-    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) and (m.training or not m.track_running_stats)
-               for m in model.modules())
+    return any(uses_batch_stats(m) for m in model.modules())
 
 def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|Callable='probs',
                 y:Tensor|None=None) -> tuple[Tensor, Tensor]:
@@ -73,8 +73,6 @@ def _no_autocast(device:torch.device):
     return torch.autocast(torch.device(device).type, enabled=False)
 
 # %% ../nbs/05_regularizers.ipynb #02e77100
-_AFFINE = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
-
 def _native_conv_adjoint(m:nn.Module, g:Tensor) -> bool:
     "Does g W of layer `m` use the native CPU kernel (a Conv2d with at most 4 input channels: oneDNN is slow there)?"
     return (isinstance(m, nn.Conv2d) and g.device.type == 'cpu' and m.groups == 1 and m.in_channels <= 4
@@ -129,7 +127,7 @@ _HELD_BN_NODES = ('NativeBatchNormBackward0', 'CudnnBatchNormBackward0')   # sav
 def _bn_nodes(model:nn.Module, store:list):
     "Forward hooks: `store` gets (module, autograd node) of each batch-norm call on batch statistics (None: unusable)."
     def hook(m, inp, out):
-        if not _uses_batch_stats(m): return
+        if not uses_batch_stats(m): return
         n = out.grad_fn
         store.append((m, n) if n is not None and type(n).__name__ in _HELD_BN_NODES else None)
     hs = [m.register_forward_hook(hook) for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
@@ -164,7 +162,7 @@ def _saved_stats(model:nn.Module, records:Sequence):
         m.training = False; m._buffers.update(running_mean=node._saved_result1.detach(), running_var=var)
     def post(m, args, out):
         if m in state: m.training, m._buffers['running_mean'], m._buffers['running_var'] = state.pop(m)
-    hs = [h for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and _uses_batch_stats(m)
+    hs = [h for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and uses_batch_stats(m)
           for h in (m.register_forward_pre_hook(pre), m.register_forward_hook(post, always_call=True))]
     try: yield
     finally:
@@ -239,7 +237,7 @@ def _input_layers(model:nn.Module, sink:dict, force:bool=False):
             st['layers'].append((m, get_gradient_edge(out), m.weight, args[0].shape))
     hs = [model.register_forward_pre_hook(root)]
     for m in model.modules():
-        if isinstance(m, _AFFINE): hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post)]
+        if isinstance(m, LINEAR_TYPES): hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post)]
     try: yield sink
     finally:
         for h in hs: h.remove()
@@ -315,7 +313,7 @@ class JacobianRegularizer(Regularizer):
                 sq = vjp(torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)).pow(2).sum((0, 2))
             else:
                 if self.n_proj < 1: raise ValueError(f"n_proj={self.n_proj}: need at least one projection.")
-                v = _random_vectors(self.n_proj, B, K, self.method, self.dist, out, self.generator)
+                v = random_output_vectors(self.n_proj, B, K, self.method, self.dist, out, self.generator)
                 sq = vjp(v).pow(2).sum(-1).mean(0)
         self._last = {'jac_fro_sq': sq.detach().mean()}
         return sq.mean()                                                                 # eq. 49
@@ -381,8 +379,8 @@ class PerLayerJacobianRegularizer(Regularizer):
         self._io, self._bn = None, None
     def _names(self, model):
         mods = dict(model.named_modules())
-        names = [n for n, m in mods.items() if isinstance(m, _AFFINE)] if self.taps is None else list(self.taps)
-        bad = [n for n in names if not isinstance(mods.get(n), _AFFINE)]
+        names = [n for n, m in mods.items() if isinstance(m, LINEAR_TYPES)] if self.taps is None else list(self.taps)
+        bad = [n for n in names if not isinstance(mods.get(n), LINEAR_TYPES)]
         if bad: raise ValueError(f"Per-layer taps must be Linear/Conv layers (their weight is W_l); not: {bad}.")
         return names
     def capture(self, model):
@@ -518,6 +516,43 @@ class WeiMaRegularizer(Regularizer):
         self._last = {'wei_ma': per.detach().mean(), 'wei_ma_active': (sq.detach() >= self.sigma).float().mean()}
         return per.mean()
 
+# %% ../nbs/05_regularizers.ipynb #fd4315a7
+@contextlib.contextmanager
+def regularized_forward(model:nn.Module,  # the model whose forward is about to run (the unwrapped one under DDP)
+                        x:Tensor,         # the batch (B, *x)
+                        regs:Sequence     # the regularizers of the step
+                       ):
+    "Context for the training forward: yields the input to feed the model, with every regularizer's taps captured."
+    xb = x.detach().requires_grad_(True) if any(getattr(r, 'needs_input_grad', False) for r in regs) else x
+    with contextlib.ExitStack() as st:
+        for r in regs:
+            if getattr(r, 'needs_taps', False): st.enter_context(r.capture(model))
+        yield xb
+
+def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|None=None) -> Tensor:
+    "`reg`'s penalty on the batch of a `regularized_forward` (x as yielded there); a 0-dim tensor."
+    if getattr(reg, 'needs_index', False) and idx is None:
+        raise ValueError(f"{type(reg).__name__} needs dataset indices (`needs_index`): use a loader yielding (x, y, idx), "
+                         "e.g. `DataLoader(TensorDataset(x, y, torch.arange(len(x))), ...)`.")
+    p = reg(model, x, y, logits, **({'idx': idx} if getattr(reg, 'needs_index', False) else {}))
+    if not isinstance(p, Tensor) or p.dim() != 0:
+        raise ValueError(f"{type(reg).__name__} returned {getattr(p, 'shape', type(p))}: a regularizer must return a "
+                         "scalar tensor (the batch mean).")
+    return p
+
+# %% ../nbs/05_regularizers.ipynb #1bcb7d5a
+REGULARIZERS = {'wd': WeightDecay, 'wd_classifier': lambda **kw: WeightDecay('classifier', **kw),
+                'jr': JacobianRegularizer, 'spectral': SpectralJacobianRegularizer, 'perlayer': PerLayerJacobianRegularizer,
+                'lm': LargeMarginRegularizer, 'weima': WeiMaRegularizer}
+
+def make_regularizer(name:str,  # a key of `REGULARIZERS`
+                     **options   # passed to its class, e.g. method='one_hot'
+                    ) -> Regularizer:
+    "The regularizer registered as `name`, built with `options`."
+    if name not in REGULARIZERS:
+        raise UserInputError(f"Unknown regularizer {name!r}: choose from {', '.join(REGULARIZERS)}.")
+    return REGULARIZERS[name](**options)
+
 # %% ../nbs/05_regularizers.ipynb #5de755c0
 def regularizer_suite(seed:int=0) -> dict:
     "Every regularizer of this module with its defaults (random ones seeded with `seed`): name → instance."
@@ -529,9 +564,7 @@ def regularizer_suite(seed:int=0) -> dict:
 
 def penalty_and_grad(model:nn.Module, reg:Regularizer, x:Tensor, y:Tensor) -> tuple[Tensor, Tensor, Tensor]:
     "`reg` evaluated as a training step does (taps captured in its forward): (value, flat parameter gradient, logits)."
-    xx = x.detach().requires_grad_(reg.needs_input_grad)
-    with reg.capture(model): logits = model(xx)
-    idx = {'idx': torch.arange(len(x), device=x.device)} if reg.needs_index else {}
-    r = reg(model, xx, y, logits, **idx)
+    with regularized_forward(model, x, [reg]) as xx: logits = model(xx)
+    r = penalty(reg, model, xx, y, logits, torch.arange(len(x), device=x.device))
     gs = torch.autograd.grad(r, list(model.parameters()), allow_unused=True)
     return r.detach(), torch.cat([g.flatten() for g in gs if g is not None]), logits.detach()

@@ -16,7 +16,7 @@ from .data import (data_root, ArrayDataset, ImageFolder, DatasetNotFoundError, U
                             augment_crop_flip, TensorLoader, make_loader)
 from .models import make_model
 from .learner import Learner, PAPER_LR_SEQUENCES, piecewise_schedule, evaluate
-from .regularizers import cross_entropy
+from .regularizers import cross_entropy, regularized_forward, penalty
 from .measures import jacobian_stats
 from .margins import score
 from .experiment import cached_dataset, run_regularizers, run_model
@@ -184,12 +184,9 @@ def train_step(model, opt, x, y, reg=None, factor:float=1e-3):
     "A closure doing one training step: forward (with the regularizer's taps), cross-entropy + factor·reg, backward, `opt.step()`."
     idx = torch.arange(len(x), device=x.device)
     def step():
-        xb = x.detach().requires_grad_(bool(getattr(reg, 'needs_input_grad', False)))
-        with (reg.capture(model) if getattr(reg, 'needs_taps', False) else contextlib.nullcontext()):
-            logits = model(xb)
+        with regularized_forward(model, x, [] if reg is None else [reg]) as xb: logits = model(xb)
         loss = cross_entropy(logits, y)
-        if reg is not None:
-            loss = loss + factor * reg(model, xb, y, logits, **({'idx': idx} if getattr(reg, 'needs_index', False) else {}))
+        if reg is not None: loss = loss + factor * penalty(reg, model, xb, y, logits, idx)
         opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
     return step
 

@@ -14,7 +14,7 @@ import torch
 import matplotlib.pyplot as plt
 from ..core import seed_everything, default_device
 from ..data import TensorLoader, pca_project, UserInputError
-from ..regularizers import LargeMarginRegularizer, WeightDecay
+from ..regularizers import make_regularizer, LargeMarginRegularizer, WeightDecay
 from ..learner import Learner, piecewise_schedule, evaluate
 from ..experiment import (TrainRun, run_data, run_model, run_loss, run_grid, run_protocol, results_frame,
                                   summarize, compare_table, pick_scale, write_results)
@@ -51,11 +51,11 @@ def lm_regularizers(cfg:LMRun, n_classes:int) -> list:
     if k is None: raise UserInputError(f"reg={cfg.reg!r}: use 'none', 'wd' or 'lm'.")
     if len(cfg.factors) != k: raise UserInputError(f"reg={cfg.reg!r} takes {k} factor(s) {('', '(λ,)', '(λ_LM, λ_v)')[k]}, got {cfg.factors}.")
     if cfg.lm_vectors not in ('all', 'random', 'sampled'): raise UserInputError(f"lm_vectors={cfg.lm_vectors!r}: use 'all', 'random' or 'sampled'.")
-    if cfg.reg == 'wd': pairs = [(WeightDecay(), cfg.factors[0])]
+    if cfg.reg == 'wd': pairs = [(make_regularizer('wd'), cfg.factors[0])]
     elif cfg.reg == 'lm':
-        lm = LargeMarginRegularizer('all' if cfg.lm_vectors == 'all' else 'random')
+        lm = make_regularizer('lm', vectors='all' if cfg.lm_vectors == 'all' else 'random')
         scale = n_classes if cfg.lm_vectors == 'sampled' else 1          # E[C‖v_rᵀJ‖] = Σ_c ‖v_cᵀJ‖
-        pairs = [(lm, cfg.factors[0] * scale), (WeightDecay('classifier'), cfg.factors[1])]
+        pairs = [(lm, cfg.factors[0] * scale), (make_regularizer('wd_classifier'), cfg.factors[1])]
     else: pairs = []
     return [(r, float(f)) for r, f in pairs if f != 0]
 
