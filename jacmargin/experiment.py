@@ -96,9 +96,17 @@ def _json_default(o):
     raise TypeError(f"Result field of type {type(o).__name__} is not JSON-serialisable: convert it to a number or list.")
 
 # %% ../nbs/13_experiment.ipynb #50a71f85
-def _init_worker(threads:int):
+_WORKER = {}
+
+def _init_worker(threads:int, counter=None):
+    "Worker set-up: `threads` CPU threads; worker k (in start order) makes cuda:(k mod #GPUs) its current device."
     torch.set_num_threads(threads)
     os.environ['OMP_NUM_THREADS'] = str(threads)
+    if counter is None: return
+    with counter.get_lock(): _WORKER['slot'] = counter.value; counter.value += 1
+    if torch.cuda.is_available():
+        _WORKER['gpu'] = _WORKER['slot'] % torch.cuda.device_count()
+        torch.cuda.set_device(_WORKER['gpu'])                    # 'cuda' in this worker means that GPU
 
 def _strings(o):
     "Every string inside a config dict (nested dicts and lists included)."
@@ -141,8 +149,9 @@ def _run_local(fn, todo:list, cache:ResultCache, jobs:int, threads:int|None, bar
     if jobs <= 1 or len(todo) <= 1:
         for c in todo: cache.put(c, *_timed(fn, c)); bar.update()
         return
-    threads = threads or max(1, (os.cpu_count() or 1) // jobs)
-    with ProcessPoolExecutor(jobs, mp_context=get_context('spawn'), initializer=_init_worker, initargs=(threads,)) as ex:
+    threads, ctx = threads or max(1, (os.cpu_count() or 1) // jobs), get_context('spawn')
+    counter = ctx.Value('i', 0)                     # worker k runs on GPU k mod #GPUs: jobs share and spread over GPUs
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads, counter)) as ex:
         futs = {ex.submit(_timed, fn, c): c for c in todo}
         for f in as_completed(futs): cache.put(futs[f], *f.result()); bar.update()
 
