@@ -77,7 +77,8 @@ EXPERIMENT_INFO = {
         "regularizer.", {'*': ('imagenet',)}, {'smoke': 3, 'paper': None}),
     'sokolic2017-table6': _I(
         "Sokolić et al. 2017, Table VI: the time of a training step with each Jacobian regularizer, relative to a "
-        "plain step.", {'*': ()}, {'smoke': 3, 'paper': 86}),
+        "plain step (--scale full: the ImageNet ResNet-18 at 224 px, batch 32, for a GPU).", {'*': ()},
+        {'smoke': 3, 'paper': 86, 'full': None}),
     'weima2019-table1': _I(
         "Wei & Ma 2019, Table 1: a wide residual network on CIFAR-10 in hard settings (low learning rate, no "
         "augmentation, no or layer normalisation), with and without their Jacobian regularizer.",

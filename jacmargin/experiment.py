@@ -269,9 +269,9 @@ def save_figure(fig, stem, formats:Sequence[str]=('png', 'svg'), dpi:int=120) ->
 # %% ../nbs/13_experiment.ipynb #3f1ca188
 _INVOCATION = {}      # the scale of the experiment call in progress: set by `pick_scale`, read by `write_results`
 
-def pick_scale(cfg, scale:str, paper, smoke, cpu=None):
-    "`cfg` if given, else the preset of `scale`: 'paper', 'smoke' or (where the experiment has one) 'cpu'."
-    scales = {'paper': paper, 'smoke': smoke, **({} if cpu is None else {'cpu': cpu})}
+def pick_scale(cfg, scale:str, paper, smoke, cpu=None, **more):
+    "`cfg` if given, else the preset of `scale`: 'paper', 'smoke', or one the experiment adds ('cpu', `more`)."
+    scales = {'paper': paper, 'smoke': smoke, **({} if cpu is None else {'cpu': cpu}), **more}
     if cfg is None:
         if scale not in scales:
             names = [repr(k) for k in scales]
