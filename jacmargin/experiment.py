@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_experiment.ipynb #f3e74625
 from __future__ import annotations
-import contextlib, contextvars, dataclasses, functools, hashlib, importlib.util, json, os, platform, shlex, shutil, sys, time, datetime
+import contextlib, contextvars, tempfile, dataclasses, functools, hashlib, importlib.util, json, os, platform, shlex, shutil, sys, time, datetime
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -23,10 +23,10 @@ from .learner import Learner, step_schedule, evaluate
 
 # %% auto #0
 __all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache',
-           'grid_executor', 'run_grid', 'check_slurm', 'slurm_executor', 'results_frame', 'summarize', 'run_protocol',
-           'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line', 'provenance',
-           'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers', 'cached_dataset',
-           'run_data', 'run_model', 'run_loss', 'train_run']
+           'grid_executor', 'run_grid', 'rebuild_from_cache', 'check_slurm', 'slurm_executor', 'results_frame',
+           'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line',
+           'provenance', 'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers',
+           'cached_dataset', 'run_data', 'run_model', 'run_loss', 'train_run']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
 def config_dict(cfg) -> dict:
@@ -125,20 +125,21 @@ def _timed(fn, cfg) -> tuple:
     return {**res, 'seconds': round(time.perf_counter() - t, 3)}, {**meta, **({'data': data} if data else {})}
 
 # %% ../nbs/13_experiment.ipynb #3dae0a7f
-EXECUTORS = ('local', 'slurm')
+EXECUTORS = ('local', 'slurm', 'cache')
 _GRID_EXECUTOR = contextvars.ContextVar('jacmargin_grid_executor', default=('local', {}))
 
 def _executor(executor:str|None, slurm:dict|None) -> tuple:
     "(executor, SLURM options) of a `run_grid` call: its arguments, else those of the enclosing `grid_executor`."
     opts = {}
     if executor is None: executor, opts = _GRID_EXECUTOR.get()
-    if executor not in EXECUTORS: raise UserInputError(f"executor={executor!r}: use 'local' or 'slurm'.")
+    if executor not in EXECUTORS: raise UserInputError(f"executor={executor!r}: use 'local', 'slurm' or 'cache'.")
     if slurm and executor != 'slurm': raise UserInputError(f"SLURM options {sorted(slurm)} need executor='slurm'.")
     return executor, {**opts, **(slurm or {})}
 
 @contextlib.contextmanager
 def grid_executor(executor:str='local', **slurm):
-    "Within the block, every `run_grid` call that names no executor uses this one ('local', or 'slurm' with `slurm` options)."
+    "Within the block, every `run_grid` call that names no executor uses this one: 'local', 'slurm' (with `slurm` options)"
+    " or 'cache' (read the cache only: a missing run is an error, nothing trains)."
     tok = _GRID_EXECUTOR.set(_executor(executor, slurm))
     try: yield
     finally: _GRID_EXECUTOR.reset(tok)
@@ -162,10 +163,25 @@ def run_grid(fn:Callable[[Any], dict], cfgs:Iterable, cache:ResultCache|str|Path
     executor, slurm = _executor(executor, slurm)
     cfgs = list(dict.fromkeys(cfgs)); todo = [c for c in cfgs if c not in cache]
     bar = progress_bar(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached", disable=not progress or not todo)
+    if executor == 'cache' and todo:
+        raise UserInputError(f"{len(todo)} of {len(cfgs)} runs are not in the cache {cache.root} (executor='cache' "
+                             "trains nothing). Fix: run the grid with the local or SLURM executor.")
     if executor == 'slurm' and todo: _run_slurm(fn, todo, cache, slurm, bar)
     else: _run_local(fn, todo, cache, jobs, threads, bar)
     bar.close()
     return [cache.get(c) for c in cfgs]
+
+# %% ../nbs/13_experiment.ipynb #1a54ae7f
+def rebuild_from_cache(run:Callable,   # run(out): an experiment function writing the folder `out/name`
+                       name:str,       # the results folder it writes
+                       cache,          # the cache folder to read (never written)
+                       files:Sequence[str]=('table.csv', 'runs.csv')  # the files to return
+                      ) -> dict:
+    "Rerun an experiment on a read-only cache in a temporary folder (nothing trains): the text of its result `files`."
+    with tempfile.TemporaryDirectory() as d:
+        os.symlink(Path(cache).resolve(), Path(d) / 'cache')
+        with grid_executor('cache'): run(d)
+        return {f: (Path(d) / name / f).read_text() for f in files}
 
 # %% ../nbs/13_experiment.ipynb #ff90f648
 _SLURM_NAMES = {'partition': 'slurm_partition', 'time': 'timeout_min', 'gpus': 'gpus_per_node', 'cpus': 'cpus_per_task',
