@@ -254,7 +254,7 @@ def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jac
         out:str='results',       # results folder (tables, figures and the run cache)
         root:str=None,           # data folder (default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data)
         download:bool=False,     # first download the missing data it needs (MNIST, Fashion-MNIST, CIFAR-10)
-        executor:str='local',    # local (--jobs processes here), slurm (a SLURM job per run) or cache (rebuild, train nothing)
+        executor:str='local',    # local (--jobs processes), slurm (a job per run) or cache (rebuild only)
         slurm_partition:str=None,  # --executor slurm: the partition
         slurm_time:int=None,     # --executor slurm: minutes per run (default 60)
         slurm_gpus:int=None,     # --executor slurm: GPUs per run
