@@ -217,6 +217,7 @@ class Learner:
         cbs = [*callbacks, *([ProgressCB()] if progress else [])]
         self.callbacks = sorted(cbs, key=lambda c: getattr(c, 'order', 0))
         self.epoch, self.step, self.iter, self.rows, self.batch_times, self.target_epochs = 0, 0, 0, [], [], 0
+        self._marks = []                     # per-step time marks, turned into `batch_times` once per epoch
 
     def _cb(self, name:str):
         for c in self.callbacks:
@@ -233,11 +234,17 @@ class Learner:
     def is_main(self) -> bool: return not dist.is_initialized() or dist.get_rank() == 0
 
 # %% ../nbs/12_learner.ipynb #bdbe3394
-def _now(device:torch.device) -> float:
-    "perf_counter after waiting for queued device work (CUDA / MPS)."
-    if device.type == 'cuda': torch.cuda.synchronize(device)
-    elif device.type == 'mps': torch.mps.synchronize()
+def _now(device:torch.device):
+    "A time mark: a recorded CUDA event on CUDA (no host synchronisation), else perf_counter (MPS: after a sync)."
+    if device.type == 'cuda':
+        e = torch.cuda.Event(enable_timing=True); e.record(); return e
+    if device.type == 'mps': torch.mps.synchronize()
     return perf_counter()
+
+def _elapsed(a, b) -> float:
+    "Seconds between two `_now` marks (CUDA events: waits for the later one, so read them once per epoch)."
+    if isinstance(a, torch.cuda.Event): b.synchronize(); return a.elapsed_time(b) / 1e3
+    return b - a
 
 def _ddp_slice(x, y, idx) -> tuple:
     "This process's contiguous slice of a global batch, and the loss scale that makes DDP's gradient average exact."
@@ -277,7 +284,7 @@ def _train_batch(self:Learner):
     self.opt.zero_grad(set_to_none=True)
     (self.loss * self.loss_scale if self.loss_scale != 1 else self.loss).backward()
     self.opt.step(); self.step += 1
-    self.batch_times.append((t1 - t0, t2 - t1, _now(dev) - t2))
+    self._marks.append((t0, t1, t2, _now(dev)))                       # read at the epoch's end: no per-step sync
     self._cb('after_step')
 
 # %% ../nbs/12_learner.ipynb #6da724d0
@@ -305,6 +312,7 @@ def _accumulate(self:Learner, s:dict):
 def _record(self:Learner, s:dict, t_train:float):
     "Evaluate in eval mode, convert the epoch sums once, append the history row."
     t0, nan = perf_counter(), float('nan')
+    self.batch_times += [tuple(_elapsed(a, b) for a, b in zip(m, m[1:])) for m in self._marks]; self._marks = []
     tr = evaluate(self.raw, self.train_dl, self.loss_func, autocast=self.autocast) if self.eval_train else {}
     va = evaluate(self.raw, self.valid_dl, self.loss_func, autocast=self.autocast) if self.valid_dl is not None else {}
     k = max(s.get('steps', 0), 1); bt = self.batch_times[-s.get('steps', 0):] if s.get('steps') else []
