@@ -45,7 +45,7 @@ EXPERIMENT_INFO = {
     'sokolic2016-table1': _I(
         "Sokolić et al. 2016, Table I: MNIST CNNs of 2 and 3 layers on 256 to 1024 samples, hinge or cross-entropy "
         "loss, without regularization, with weight decay or with the large-margin regularizer.",
-        {'*': ('mnist',)}, {'smoke': 6, 'cpu': 13902, 'paper': None}),
+        {'*': ('mnist',)}, {'smoke': 6, 'cpu': 16972, 'paper': None}),
     'sokolic2016-fig2': _I(
         "Sokolić et al. 2016, Fig. 2: fully connected networks of 1 to 3 layers on MNIST and on CIFAR-10 reduced to "
         "784 dimensions, large-margin regularizer vs weight decay.",
