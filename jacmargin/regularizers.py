@@ -61,10 +61,19 @@ def _batch_coupled(model:nn.Module) -> bool:
     "Does any batch-norm layer of `model` normalise with the current batch's statistics?"
     return any(uses_batch_stats(m) for m in model.modules())
 
+def _reuses_forward(model:nn.Module,        # the model the training forward ran through
+                    logits:Tensor|None,     # that forward's output (None: there was none)
+                    captured:bool,          # it recorded all the penalty needs (x requiring grad, its taps)
+                    bn:Sequence|None=None   # its batch-norm records (`_bn_nodes`), if the penalty can hold them
+                   ) -> bool:
+    "Reuse the training forward? Iff it ran with grad, `captured` all, and no BN couples samples (or `bn` holds all)."
+    if logits is None or not logits.requires_grad or not captured: return False
+    return not _batch_coupled(model) or (bn is not None and None not in bn)
+
 def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|Callable='probs',
                 y:Tensor|None=None) -> tuple[Tensor, Tensor]:
     "(xg, out (B, K)): the training forward when `x` requires grad and no batch norm couples samples, else `model_graph`."
-    if (logits is not None and x.requires_grad and logits.requires_grad and not _batch_coupled(model)):
+    if _reuses_forward(model, logits, captured=x.requires_grad):
         with torch.enable_grad(): return x, model_output(logits, output, y)
     return model_graph(model, x, output, y)
 
@@ -269,9 +278,9 @@ def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:d
                  taps:Sequence[str]=(), bn:Sequence|None=None) -> tuple[dict, Tensor]:
     "(record, out (B, K)): the captured training forward, else x's own graph, else an own forward (taps → io)."
     coupled = _batch_coupled(model)
-    if logits is not None and logits.requires_grad and not coupled and (io or not taps):
-        if rec and rec.get('x') is x: return rec, model_output(logits, output, y)
-        if x.requires_grad: return {'xr': x}, model_output(logits, output, y)
+    has_x = bool(rec and rec.get('x') is x)                          # the forward's input layers were recorded
+    if _reuses_forward(model, logits, captured=bool(io or not taps) and (has_x or x.requires_grad)):
+        return (rec if has_x else {'xr': x}), model_output(logits, output, y)
     rec, io = {}, {} if io is None else io
     io.clear()
     with _capture_io(model, taps, io), _input_layers(model, rec, force=True):
@@ -389,7 +398,7 @@ class PerLayerJacobianRegularizer(Regularizer):
     def _graph(self, model, x, y, logits):
         "Tap records, output (B, K) and batch-norm nodes to hold: the training forward's, else an own forward's."
         io, bn, self._io, self._bn = self._io, self._bn, None, None
-        if io and logits is not None and logits.requires_grad and (not _batch_coupled(model) or None not in bn):
+        if _reuses_forward(model, logits, captured=bool(io), bn=bn):
             return io, model_output(logits, self.output, y), bn if _batch_coupled(model) else []
         io = {}
         with _capture_io(model, self._names(model), io, alias=True): _, out = model_graph(model, x, self.output, y)
@@ -504,7 +513,7 @@ class WeiMaRegularizer(Regularizer):
     def __call__(self, model, x, y, logits=None):
         io, bn, self._io, self._bn = self._io, self._bn, None, None
         with torch.enable_grad():
-            if io and logits is not None and logits.requires_grad and not _batch_coupled(model):
+            if _reuses_forward(model, logits, captured=bool(io)):
                 m = model_output(logits, 'margin', y)                                   # (B, 1)
             else:
                 io, bn = {}, bn if logits is not None else None                     # saved statistics: same forward
