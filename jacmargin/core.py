@@ -23,7 +23,9 @@ def seed_everything(seed:int=0,                # seed of random, numpy and torch
                     deterministic:bool=False   # also ask torch for deterministic algorithms
                    ) -> torch.Generator:
     "Seed `random`, `numpy` and `torch` (all devices); return a CPU `torch.Generator` seeded the same."
-    random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
     if deterministic: torch.use_deterministic_algorithms(True, warn_only=True)
     return torch.Generator().manual_seed(seed)
 
@@ -43,7 +45,8 @@ def device_draw(sample,                               # function of a device ret
 def default_device() -> torch.device:
     "The best available device: CUDA, then Apple MPS, then CPU."
     if torch.cuda.is_available(): return torch.device('cuda')
-    if getattr(torch.backends, 'mps', None) is not None and torch.backends.mps.is_available(): return torch.device('mps')
+    if getattr(torch.backends, 'mps', None) is not None and torch.backends.mps.is_available():
+        return torch.device('mps')
     return torch.device('cpu')
 
 # %% ../nbs/00_core.ipynb #c44c1851
@@ -61,7 +64,8 @@ def model_dtype(model:nn.Module) -> torch.dtype:
 # %% ../nbs/00_core.ipynb #b470ebd7
 _REDUCED = contextvars.ContextVar('jacmargin_reduced_precision', default=False)
 _MEASURING = contextvars.ContextVar('jacmargin_measuring', default=False)
-_NEW_API = (('cuda', 'matmul'), ('cudnn', 'conv'), ('cudnn', 'rnn'), ('mkldnn', 'matmul'), ('mkldnn', 'conv'), ('mkldnn', 'rnn'))
+_NEW_API = (('cuda', 'matmul'), ('cudnn', 'conv'), ('cudnn', 'rnn'),
+            ('mkldnn', 'matmul'), ('mkldnn', 'conv'), ('mkldnn', 'rnn'))
 
 def _fp32_settings() -> tuple:
     "Snapshot of the global fp32 precision settings: ((objects, new-API values), legacy values or None)."
@@ -86,7 +90,9 @@ def _set_fp32_settings(snap:tuple):
 @contextlib.contextmanager
 def full_precision():
     "Context for measurements: fp32 matmuls / convolutions in full precision, autocast off; global settings restored."
-    if _REDUCED.get(): yield; return
+    if _REDUCED.get():
+        yield
+        return
     snap, token = _fp32_settings(), _MEASURING.set(True)
     try:
         if snap[1] is not None:
@@ -100,7 +106,8 @@ def full_precision():
                 if torch.is_autocast_enabled(dev): st.enter_context(torch.autocast(dev, enabled=False))
             yield
     finally:
-        _MEASURING.reset(token); _set_fp32_settings(snap)
+        _MEASURING.reset(token)
+        _set_fp32_settings(snap)
 
 # %% ../nbs/00_core.ipynb #a2980fff
 @contextlib.contextmanager
@@ -123,8 +130,8 @@ def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
                        ):
     "Inside a measurement, refuse float16 / bfloat16: their Jacobians and norms carry ~1e-2 relative errors."
     if dtype in (torch.float16, torch.bfloat16) and _MEASURING.get() and not _REDUCED.get():
-        raise TypeError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} measurement is wrong "
-                        "in the second or third digit). Cast it, e.g. `model.float()` and `x.float()`, or accept "
+        raise TypeError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} measurement is "
+                        "wrong in the second or third digit). Cast it, e.g. `model.float()` and `x.float()`, or accept "
                         "the error explicitly inside `jacmargin.core.reduced_precision()`.")
 
 # %% ../nbs/00_core.ipynb #9caa1815
@@ -211,5 +218,6 @@ def progress_bar(*args, log_interval:float=30., **kwargs):
     stream = kwargs.get('file') or sys.stderr
     interactive = 'ipykernel' in sys.modules or bool(getattr(stream, 'isatty', lambda: False)())
     if not interactive:
-        kwargs.setdefault('mininterval', log_interval); kwargs.setdefault('maxinterval', max(log_interval, 10.))
+        kwargs.setdefault('mininterval', log_interval)
+        kwargs.setdefault('maxinterval', max(log_interval, 10.))
     return tqdm(*args, **kwargs)
