@@ -9,7 +9,8 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from .core import check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw
+from .core import (
+    check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw)
 
 # %% auto #0
 __all__ = ['uses_batch_stats', 'held_batch_stats', 'model_output', 'model_graph', 'output_vjp', 'jacobian',
@@ -23,7 +24,8 @@ def uses_batch_stats(m:nn.Module) -> bool:
 
 def _held_bn_hook(m, inp, out):
     "Forward hook: redo batch norm with the batch statistics detached (held at their forward values)."
-    x = inp[0]; dims = [0] + list(range(2, x.dim()))
+    x = inp[0]
+    dims = [0] + list(range(2, x.dim()))
     xd = x.detach().to(out.dtype if x.dtype in (torch.float16, torch.bfloat16) else x.dtype)   # autocast: stats in fp32
     mean, var = xd.mean(dims), xd.var(dims, unbiased=False)
     w = m.weight if m.weight is not None else None
@@ -69,9 +71,11 @@ def model_graph(model:nn.Module,              # the classifier: (B, *x) → logi
                 y:Tensor|None=None            # labels (B,), needed by output='margin'
                ) -> tuple[Tensor, Tensor]:
     "Run `model` on `x` with a graph back to the input: (xg, out), xg (B, *x) requiring grad, out (B, K)."
-    check_batch(x); check_measure_dtype(model_dtype(model))
+    check_batch(x)
+    check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):
-        raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, e.g. `x.to({model_dtype(model)})`.")
+        raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, "
+                        f"e.g. `x.to({model_dtype(model)})`.")
     xg = x.detach().requires_grad_(True)
     with torch.enable_grad(), preserved(model), held_batch_stats(model): logits = model(xg)
     if not isinstance(logits, Tensor) or logits.dim() != 2 or logits.shape[0] != x.shape[0]:
@@ -79,7 +83,8 @@ def model_graph(model:nn.Module,              # the classifier: (B, *x) → logi
                          f"{getattr(logits, 'shape', type(logits).__name__)}. Wrap it so it returns one (B, C) tensor.")
     if not logits.is_floating_point() or not logits.requires_grad:
         raise RuntimeError("The model output carries no gradient back to the input: is there an argmax, a .detach(), "
-                           "integer arithmetic or torch.no_grad() on the path? The Jacobian needs a differentiable model.")
+                           "integer arithmetic or torch.no_grad() on the path? "
+                           "The Jacobian needs a differentiable model.")
     with torch.enable_grad(): return xg, model_output(logits, output, y)
 
 # %% ../nbs/01_jacobian.ipynb #6c9c7fad
@@ -90,7 +95,8 @@ def output_vjp(out:Tensor,               # outputs (B, K) with a graph back to `
                batched:bool|None=None    # vmapped backward (True) or a loop; None: loop on CPU
               ) -> Tensor:
     "Vector-Jacobian products vᵀJ(x_i) for a stack of output vectors `v` (P, B, K) → (P, B, *x)."
-    if batched is None: batched = v.shape[0] > 1 and out.device.type != 'cpu'   # CPU: the loop is faster (bench/jacobian.py)
+    if batched is None:
+        batched = v.shape[0] > 1 and out.device.type != 'cpu'   # CPU: the loop is faster (bench/jacobian.py)
     def _grad(go): 
         g, = torch.autograd.grad(out, xg, go, retain_graph=True, create_graph=create_graph, allow_unused=True,
                                  is_grads_batched=go.dim() == 3)
@@ -146,7 +152,8 @@ def output_jacobian_frobenius_sq(out:Tensor,               # outputs (B, K) with
                                  create_graph:bool=False,  # keep the graph to differentiate the result
                                  generator=None            # seeded source of the random draws
                                 ) -> Tensor:
-    "‖J(x_i)‖_F² (B,) of an existing graph out (B, K) of xg: exact, or unbiased 'projection' / 'one_hot' estimates."
+    """‖J(x_i)‖_F² (B,) of an existing graph out (B, K) of xg: exact, or unbiased 'projection' / 'one_hot'
+    estimates."""
     B, K = out.shape
     if method == 'exact': v = torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)
     elif method in ('projection', 'one_hot'):
@@ -179,7 +186,9 @@ def frobenius_estimator_variance(J:Tensor,                 # per-sample Jacobian
                                  dist:str='sphere'         # vectors: 'sphere', 'gaussian' or 'rademacher'
                                 ) -> Tensor:
     "Closed-form variance of one draw of the ‖J‖_F² estimator for Jacobians J (B, K, *) → (B,)."
-    J = J.flatten(2); A = J @ J.transpose(1, 2); K = A.shape[-1]        # (B, K, K)
+    J = J.flatten(2)
+    A = J @ J.transpose(1, 2)        # (B, K, K)
+    K = A.shape[-1]
     fro2, d = A.pow(2).sum((1, 2)), A.diagonal(dim1=1, dim2=2)
     if method == 'one_hot': return K * d.pow(2).sum(1) - d.sum(1).pow(2)
     if dist == 'gaussian': return 2 * fro2
@@ -189,9 +198,11 @@ def frobenius_estimator_variance(J:Tensor,                 # per-sample Jacobian
 
 # %% ../nbs/01_jacobian.ipynb #a3a481a2
 def _power_spectral(out:Tensor, xg:Tensor, n_iter:int, u0:Tensor|None, create_graph:bool, generator=None, tol:float=0.):
-    "Power iteration on J Jᵀ in output space until the Ritz residual ≤ tol·θ (at most n_iter steps): (σ (B,), u (B, K), ok (B,))."
+    """Power iteration on J Jᵀ in output space until the Ritz residual ≤ tol·θ (at most n_iter steps): (σ (B,), u
+    (B, K), ok (B,))."""
     B, K = out.shape
-    u = random_output_vectors(1, B, K, 'projection', 'gaussian', out, generator)[0] if u0 is None else u0.detach().to(out)
+    u = (random_output_vectors(1, B, K, 'projection', 'gaussian', out, generator)[0] if u0 is None
+         else u0.detach().to(out))
     u = u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)
     ur = torch.zeros_like(u, requires_grad=True)
     jtu_lin, = torch.autograd.grad(out, xg, ur, retain_graph=True, create_graph=True)   # linear in ur: Jᵀ ur
@@ -220,7 +231,8 @@ def jacobian_spectral_norm(model:nn.Module,                      # the classifie
                            return_vectors:bool=False,            # also return u (B, K) (power) or None (svd)
                            generator:torch.Generator|None=None   # seeded generator: same draws on every device
                           ):
-    "Per-sample ‖J(x_i)‖₂ (B,): exact 'svd' of the full Jacobian, or 'power' iteration to `tol` (at most `n_iter` steps)."
+    """Per-sample ‖J(x_i)‖₂ (B,): exact 'svd' of the full Jacobian, or 'power' iteration to `tol` (at most
+    `n_iter` steps)."""
     if method == 'svd':
         J = jacobian(model, x, output, y, create_graph=create_graph)
         s = torch.linalg.svdvals(J.flatten(2))[:, 0]
