@@ -34,14 +34,17 @@ def _check_layer(layer, input_shape) -> tuple:
     shape = tuple(int(s) for s in input_shape)
     if isinstance(layer, nn.Linear):
         if len(shape) < 1 or shape[-1] != layer.in_features:
-            raise ValueError(f"input_shape {shape} must end with in_features={layer.in_features}, e.g. ({layer.in_features},).")
+            raise ValueError(f"input_shape {shape} must end with in_features={layer.in_features}, "
+                             f"e.g. ({layer.in_features},).")
         return shape
     d = _CONV_DIMS[type(layer)]
     if len(shape) != d + 1:
         raise ValueError(f"{type(layer).__name__} needs the per-sample input_shape (C, {d} spatial sizes) without the "
-                         f"batch dimension; got {shape}." + (" Drop the leading batch size." if len(shape) == d + 2 else ""))
+                         f"batch dimension; got {shape}."
+                         + (" Drop the leading batch size." if len(shape) == d + 2 else ""))
     if shape[0] != layer.in_channels:
-        raise ValueError(f"input_shape {shape} has {shape[0]} channels but the layer expects in_channels={layer.in_channels}.")
+        raise ValueError(f"input_shape {shape} has {shape[0]} channels but the layer expects "
+                         f"in_channels={layer.in_channels}.")
     return shape
 
 # %% ../nbs/02_operators.ipynb #0dd67a87
@@ -74,7 +77,9 @@ def dense_operator(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
                   ) -> Tensor:
     "The explicit matrix (M, D) of `layer`'s linear part on per-sample inputs of `input_shape` (the unrolled conv)."
     shape = _check_layer(layer, input_shape)
-    w = _weight(layer, dtype); D = math.prod(shape); check_measure_dtype(w.dtype, 'layer')
+    w = _weight(layer, dtype)
+    D = math.prod(shape)
+    check_measure_dtype(w.dtype, 'layer')
     eye = torch.eye(D, dtype=w.dtype, device=w.device).reshape(D, *shape)         # (D, *input_shape)
     with torch.no_grad():
         cols = [_apply(layer, e, w).reshape(len(e), -1) for e in eye.split(chunk)]  # (chunk, M)
@@ -96,12 +101,15 @@ def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, 
     "Top eigenvalue of the PSD map `mv` by restarted Lanczos (full re-orthogonalisation): (theta, converged)."
     shape, theta = v.shape, 0.
     for _ in range(max(1, n_iter // m)):
-        Q = v.new_zeros(m + 1, v.numel()); H = torch.zeros(m + 1, m, dtype=torch.float64)   # (m+1, D) basis
+        Q = v.new_zeros(m + 1, v.numel())   # (m+1, D) basis
+        H = torch.zeros(m + 1, m, dtype=torch.float64)
         Q[0] = v.reshape(-1) / v.norm()
         for j in range(m):
             w = mv(Q[j].reshape(shape)).reshape(-1)
             for _ in range(2):                                                  # Gram-Schmidt twice
-                c = Q[:j+1] @ w; w = w - Q[:j+1].T @ c; H[:j+1, j] += c.double().cpu()
+                c = Q[:j+1] @ w
+                w = w - Q[:j+1].T @ c
+                H[:j+1, j] += c.double().cpu()
             H[j+1, j] = w.norm().item()
             if H[j+1, j] <= 1e-12 * H[:j+1, :j+1].abs().max(): break           # invariant subspace found
             Q[j+1] = w / H[j+1, j]
@@ -126,9 +134,11 @@ def operator_norm(layer:nn.Module,       # an nn.Linear or nn.Conv1d/2d/3d
     "Spectral norm of `layer`'s linear part (bias excluded) on per-sample inputs of `input_shape` (no batch dim)."
     shape = _check_layer(layer, input_shape)
     if method not in ('lanczos', 'power'): raise ValueError(f"method must be 'lanczos' or 'power', got {method!r}.")
-    w = _weight(layer, dtype); check_measure_dtype(w.dtype, 'layer')
+    w = _weight(layer, dtype)
+    check_measure_dtype(w.dtype, 'layer')
     if isinstance(layer, nn.Linear): return torch.linalg.matrix_norm(w, ord=2).item()
-    v = torch.randn(1, *shape, generator=torch.Generator().manual_seed(seed), dtype=w.dtype).to(w.device)  # (1, *input_shape)
+    v = torch.randn(1, *shape, generator=torch.Generator().manual_seed(seed),
+                    dtype=w.dtype).to(w.device)                                # (1, *input_shape)
     mv = lambda v: _adjoint(layer, _apply(layer, v, w), shape, w)              # A^T A v
     with torch.no_grad(): theta, ok = (_lanczos_top if method == 'lanczos' else _power_top)(mv, v, n_iter, tol)
     if not ok: warnings.warn(f"operator_norm: residual above tol={tol} after n_iter={n_iter} products; raise n_iter.")
@@ -144,8 +154,10 @@ def _circular_norm(w:Tensor, size) -> float:
 @measurement
 def kernel_reshape_norm(layer:nn.Module) -> float:
     "Largest singular value of the weight reshaped to (out, -1): NOT the operator norm of a conv (see `operator_norm`)."
-    if not isinstance(layer, LINEAR_TYPES): raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
-    w = layer.weight.detach(); check_measure_dtype(w.dtype, 'layer')
+    if not isinstance(layer, LINEAR_TYPES):
+        raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
+    w = layer.weight.detach()
+    check_measure_dtype(w.dtype, 'layer')
     return torch.linalg.svdvals(w.reshape(w.shape[0], -1))[0].item()
 
 # %% ../nbs/02_operators.ipynb #7712ab5a
@@ -169,7 +181,8 @@ def operator_frobenius_norm(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
                            ) -> float:
     "Exact Frobenius norm of `layer`'s linear part on per-sample inputs of `input_shape` (the matrix W_l of eq. 37)."
     shape = _check_layer(layer, input_shape)
-    w = _weight(layer, dtype); check_measure_dtype(w.dtype, 'layer')
+    w = _weight(layer, dtype)
+    check_measure_dtype(w.dtype, 'layer')
     if isinstance(layer, nn.Linear): return math.sqrt(math.prod(shape[:-1])) * w.norm().item()   # ||I (x) W||_F
     if layer.padding_mode != 'zeros': return dense_operator(layer, shape, dtype).norm().item()
     c = torch.ones((), dtype=w.dtype, device=w.device)
@@ -179,7 +192,8 @@ def operator_frobenius_norm(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
 @measurement
 def weight_frobenius_norm(layer:nn.Module) -> float:
     "Frobenius norm of the weight tensor itself (= the operator's only for Linear on a single vector)."
-    if not isinstance(layer, LINEAR_TYPES): raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
+    if not isinstance(layer, LINEAR_TYPES):
+        raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
     return layer.weight.detach().norm().item()
 
 # %% ../nbs/02_operators.ipynb #e5840b1b
@@ -201,12 +215,14 @@ def _check_bn(model:nn.Module):
 
 def _plain_copy(lin) -> nn.Module:
     "A plain (unparametrized) Linear/Conv with `lin`'s configuration and current weight and bias."
-    cls = next(c for c in LINEAR_TYPES if isinstance(lin, c)); w = lin.weight.detach()
+    cls = next(c for c in LINEAR_TYPES if isinstance(lin, c))
+    w = lin.weight.detach()
     new = (nn.Linear(lin.in_features, lin.out_features) if cls is nn.Linear else
            cls(lin.in_channels, lin.out_channels, lin.kernel_size, lin.stride, lin.padding, lin.dilation, lin.groups,
                padding_mode=lin.padding_mode)).to(w)
     with torch.no_grad():
-        new.weight.copy_(w); new.bias.copy_(lin.bias.detach() if lin.bias is not None else torch.zeros_like(new.bias))
+        new.weight.copy_(w)
+        new.bias.copy_(lin.bias.detach() if lin.bias is not None else torch.zeros_like(new.bias))
     return new
 
 def _set_bias(lin, b:Tensor):
@@ -218,9 +234,11 @@ def _set_bias(lin, b:Tensor):
 
 def _fold_into(lin, bn) -> nn.Module:
     "Fold eval-mode `bn` into the preceding `lin` (a module of the copy); return the module to put in its place."
-    if nn.utils.parametrize.is_parametrized(lin): lin = _plain_copy(lin)   # never remove_parametrizations: class is shared
+    if nn.utils.parametrize.is_parametrized(lin):
+        lin = _plain_copy(lin)   # never remove_parametrizations: class is shared
     s, t = _bn_affine(bn)
-    w = lin.weight.detach().double().clone(); b = torch.zeros_like(s) if lin.bias is None else lin.bias.detach().double().clone()
+    w = lin.weight.detach().double().clone()
+    b = torch.zeros_like(s) if lin.bias is None else lin.bias.detach().double().clone()
     with torch.no_grad(): lin.weight.copy_(w * s.reshape(-1, *[1]*(w.dim() - 1)))   # diag(s) W
     _set_bias(lin, s * b + t)                                                        # s (b - mu) + beta
     return lin
@@ -236,7 +254,8 @@ def _forward_foldable(bn, conv) -> bool:
 def _fold_forward(bn, conv) -> nn.Module:
     "Fold eval-mode `bn` into the conv that follows it: W' = W diag(s), b' = b + W t; return the new conv."
     if nn.utils.parametrize.is_parametrized(conv): conv = _plain_copy(conv)
-    s, t = _bn_affine(bn); w = conv.weight.detach().double().clone()                  # (O, C/g, *k)
+    s, t = _bn_affine(bn)
+    w = conv.weight.detach().double().clone()                  # (O, C/g, *k)
     O, Cg = w.shape[:2]
     c = (torch.arange(O)[:, None] // (O // conv.groups)) * Cg + torch.arange(Cg)       # (O, C/g) input channel index
     ex = (..., *[None]*(w.dim() - 2))
@@ -251,12 +270,14 @@ def _chain_pairs(model:nn.Module) -> list[tuple[str, str]]:
     mods = dict(model.named_modules())
     try: gm = torch.fx.symbolic_trace(model)
     except Exception:                                                             # untraceable: nn.Sequential adjacency
-        return [(f"{n}.{a}".lstrip('.'), f"{n}.{b}".lstrip('.')) for n, m in mods.items() if isinstance(m, nn.Sequential)
+        return [(f"{n}.{a}".lstrip('.'), f"{n}.{b}".lstrip('.'))
+                for n, m in mods.items() if isinstance(m, nn.Sequential)
                 for a, b in zip(list(m._modules), list(m._modules)[1:])]
     calls = Counter(n.target for n in gm.graph.nodes if n.op == 'call_module')
     return [(n.args[0].target, n.target) for n in gm.graph.nodes
-            if n.op == 'call_module' and n.args and isinstance(n.args[0], torch.fx.Node) and n.args[0].op == 'call_module'
-            and len(n.args[0].users) == 1 and calls[n.target] == 1 and calls[n.args[0].target] == 1]
+            if n.op == 'call_module' and n.args and isinstance(n.args[0], torch.fx.Node)
+            and n.args[0].op == 'call_module' and len(n.args[0].users) == 1
+            and calls[n.target] == 1 and calls[n.args[0].target] == 1]
 
 # %% ../nbs/02_operators.ipynb #08865184
 def _replace(root:nn.Module, name:str, m:nn.Module):
@@ -271,10 +292,13 @@ def fold_batchnorm(model:nn.Module) -> nn.Module:
     mods, pairs, done = dict(new.named_modules()), _chain_pairs(new), set()
     for a, b in pairs:                                                            # Linear/Conv -> BN: fold backwards
         if isinstance(mods[a], LINEAR_TYPES) and isinstance(mods[b], _BN):
-            _replace(new, a, _fold_into(new.get_submodule(a), mods[b])); _replace(new, b, nn.Identity()); done.add(b)
-    for a, b in pairs:                                                            # BN -> Conv (no zero padding): forwards
+            _replace(new, a, _fold_into(new.get_submodule(a), mods[b]))
+            _replace(new, b, nn.Identity())
+            done.add(b)
+    for a, b in pairs:                                                          # BN -> Conv (no zero padding): forwards
         if isinstance(mods[a], _BN) and a not in done and _forward_foldable(mods[a], mods[b]):
-            _replace(new, b, _fold_forward(mods[a], new.get_submodule(b))); _replace(new, a, nn.Identity())
+            _replace(new, b, _fold_forward(mods[a], new.get_submodule(b)))
+            _replace(new, a, nn.Identity())
     return new
 
 # %% ../nbs/02_operators.ipynb #7f82123e
@@ -376,7 +400,8 @@ _SAME = {F.relu, torch.relu, F.relu6, F.hardtanh, torch.tanh, F.tanh, torch.flat
          'flatten', 'view', 'reshape', 'contiguous', 'clone', 'squeeze', 'unsqueeze', 'neg', 'float', 'double', 'to',
          'view_as', 'reshape_as'}
 _ACT = {F.leaky_relu: lambda b: max(1., abs(b.get('negative_slope', .01))),
-        F.elu: lambda b: max(1., abs(b.get('alpha', 1.))), torch.sigmoid: lambda b: .25, F.sigmoid: lambda b: .25, 'sigmoid': lambda b: .25, 'sigmoid_': lambda b: .25}
+        F.elu: lambda b: max(1., abs(b.get('alpha', 1.))),
+        torch.sigmoid: lambda b: .25, F.sigmoid: lambda b: .25, 'sigmoid': lambda b: .25, 'sigmoid_': lambda b: .25}
 _DROP = {F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout}
 _ADD = {operator.add, operator.iadd, torch.add, 'add', 'add_', operator.sub, operator.isub, torch.sub, 'sub', 'sub_'}
 _MUL = {operator.mul, operator.imul, torch.mul, 'mul', 'mul_'}
@@ -480,7 +505,8 @@ def _declares_branch(m:nn.Module) -> bool:
 class _BoundTracer(torch.fx.Tracer):
     "FX tracer that stops at Linear / Conv / BN, declared blocks and torch's other modules; traces through the rest."
     def is_leaf_module(self, m:nn.Module, qualname:str) -> bool:
-        return any(_stock(m, c) for c in LINEAR_TYPES + _BN) or _declares_branch(m) or super().is_leaf_module(m, qualname)
+        return (any(_stock(m, c) for c in LINEAR_TYPES + _BN) or _declares_branch(m)
+                or super().is_leaf_module(m, qualname))
 
 def _trace(model:nn.Module) -> torch.fx.GraphModule:
     "The model's computation graph, or an error that says what to do."
@@ -495,9 +521,12 @@ def _trace(model:nn.Module) -> torch.fx.GraphModule:
 class _Propagate(torch.fx.Interpreter):
     "Runs a traced model on a sample batch, carrying per node an upper bound (per kind) of its Lipschitz constant."
     def __init__(self, gm, kinds:tuple, kw:dict, prefix:str=''):
-        super().__init__(gm); self.kinds, self.kw, self.prefix = kinds, kw, prefix
+        super().__init__(gm)
+        self.kinds, self.kw, self.prefix = kinds, kw, prefix
         self.L, self.dep, self.rows, self.merges, self.error = {}, {}, [], [], None
-    def run(self, x): self.B = len(x); return super().run(x)
+    def run(self, x):
+        self.B = len(x)
+        return super().run(x)
     def run_node(self, n):
         a, kw = self.fetch_args_kwargs_from_env(n)
         out = super().run_node(n)
@@ -519,8 +548,11 @@ class _Propagate(torch.fx.Interpreter):
         self.dep[n] = n.op == 'placeholder' or (bool(ins) and not shape_only)
         if n.op == 'placeholder':
             if len(self.L): raise ValueError("a forward with more than one input is not supported")
-            self.L[n] = np.ones(k); return
-        if not self.dep[n] or n.op == 'output': self.L[n] = self.L[n.args[0]] if self.dep[n] else np.zeros(k); return
+            self.L[n] = np.ones(k)
+            return
+        if not self.dep[n] or n.op == 'output':
+            self.L[n] = self.L[n.args[0]] if self.dep[n] else np.zeros(k)
+            return
         vals = out if isinstance(out, tuple) else [out]
         if not all(isinstance(v, Tensor) and v.dim() and len(v) == self.B for v in vals):
             raise ValueError("its result is not a batch of per-sample tensors (it mixes or drops the batch axis, or "
@@ -538,7 +570,9 @@ def _module_terms(p:_Propagate, n, a, out) -> tuple:
     m, name, x = p.fetch_attr(n.target), p.prefix + n.target, n.args[0]
     if len(n.args) != 1 or n.kwargs: raise ValueError("a module called with more than one argument")
     if _declares_branch(m):
-        f, rows = _block_bound(name, m, a[0], p.kinds, p.kw); p.rows += rows; p.merges.append(name)
+        f, rows = _block_bound(name, m, a[0], p.kinds, p.kw)
+        p.rows += rows
+        p.merges.append(name)
         return [(x, f)], 'sum', None
     row = _leaf_row(name, m, tuple(a[0].shape[1:]), tuple(out.shape[1:]), p.kinds, **p.kw)
     f = np.array([row[c] for c in p.kinds])
@@ -587,7 +621,8 @@ def _propagate(model:nn.Module, x:Tensor, kinds:tuple, kw:dict, prefix:str='') -
 
 # %% ../nbs/02_operators.ipynb #ddbcb1ed
 def _block_bound(name:str, m:nn.Module, x:Tensor, kinds:tuple, kw:dict) -> tuple:
-    "Bound of a declared block branch(x) + shortcut(x): ‖branch‖ + ‖shortcut‖ (1 for the identity, eq. 54); its rows."
+    """Bound of a declared block branch(x) + shortcut(x): ‖branch‖ + ‖shortcut‖ (1 for the identity, eq. 54);
+    its rows."""
     with torch.no_grad(): y, ref = m(x), m.branch(x) + (x if m.shortcut is None else m.shortcut(x))
     if not isinstance(y, Tensor) or not _close(y, ref):
         raise ValueError("it declares `branch` / `shortcut`, but its output is not branch(x) + shortcut(x)")
@@ -642,7 +677,8 @@ def norm_product(model:nn.Module,               # a chain model in eval mode (no
                  fold:bool=True,                # fold eval-mode batch norms first
                  **kw                           # passed to `operator_norm`
                 ) -> float:
-    "Π over a chain's operators of their `kind` norm: 'spectral' (γ3, eq. 36) or 'frobenius' (γ4, eq. 37); chains only."
+    """Π over a chain's operators of their `kind` norm: 'spectral' (γ3, eq. 36) or 'frobenius' (γ4, eq. 37); chains
+    only."""
     if kind not in _COLS: raise ValueError(f"kind must be one of {_COLS}, got {kind!r}.")
     _, rows, merges = _model_bounds(model, tuple(input_shape), (kind,) if norms is None else (), fold, **kw)
     if merges:
