@@ -22,7 +22,8 @@ def score(probs:Tensor,  # network outputs (B, C), the softmax of eq. 33
          ) -> Tensor:
     "Score o(s_i) = min_{j≠y_i} √2 (f_{y_i} − f_j)(x_i) of eq. 33 from network outputs `probs` (B, C) → (B,)."
     if not isinstance(probs, Tensor) or probs.dim() != 2 or probs.shape[1] < 2:
-        raise ValueError(f"`probs` must be a (B, C) tensor with C >= 2 classes, got {getattr(probs, 'shape', type(probs))}.")
+        raise ValueError(f"`probs` must be a (B, C) tensor with C >= 2 classes, "
+                         f"got {getattr(probs, 'shape', type(probs))}.")
     y = check_labels(y, probs.shape[0], probs.shape[1])
     fy = probs.gather(1, y[:, None])[:, 0]                                                   # (B,)
     other = probs.masked_fill(F.one_hot(y, probs.shape[1]).bool(), float('-inf')).amax(1)   # (B,)
@@ -35,11 +36,14 @@ def output_margin(features:Tensor,        # features z_i (B, M) entering the lin
                   bias:Tensor|None=None,  # classifier bias b (C,)
                   clamp:bool=True         # clamp at 0 (misclassified points); False: signed distance
                  ) -> Tensor:
-    "Distance of features z_i (B, M) to the decision boundary of argmax(W z + b) (001 eq. 13), (B,); signed if not `clamp`."
+    """Distance of features z_i (B, M) to the decision boundary of argmax(W z + b) (001 eq. 13), (B,); signed if not
+    `clamp`."""
     z = check_batch(features, 'features')
     if not isinstance(weight, Tensor) or weight.dim() != 2 or weight.shape[1] != z.shape[1]:
-        raise ValueError(f"`weight` must be a (C, M) = (C, {z.shape[1]}) tensor, got {getattr(weight, 'shape', weight)}.")
-    C = weight.shape[0]; y = check_labels(y, z.shape[0], C)
+        raise ValueError(f"`weight` must be a (C, M) = (C, {z.shape[1]}) tensor, "
+                         f"got {getattr(weight, 'shape', weight)}.")
+    C = weight.shape[0]
+    y = check_labels(y, z.shape[0], C)
     b = torch.zeros(C, dtype=z.dtype, device=z.device) if bias is None else bias
     A = weight[y][:, None] - weight[None]                                       # (B, C, M): w_y − w_j
     num, den = (A * z[:, None]).sum(-1) + b[y][:, None] - b[None], A.norm(dim=-1)  # (B, C)
@@ -57,14 +61,17 @@ def _logit_diff_grads(model, x, y):
     B, C = z.shape
     eye = torch.eye(C, dtype=z.dtype, device=z.device)[:, None].expand(C, B, C)
     G = output_vjp(z, xg, eye).transpose(0, 1).flatten(2)                        # (B, C, D)
-    ar = torch.arange(B, device=x.device); z = z.detach()
+    ar = torch.arange(B, device=x.device)
+    z = z.detach()
     return z - z[ar, y][:, None], G - G[ar, y][:, None]
 
 def _clip(x, box): return x if box is None else x.clamp(*box)
 
 def _deepfool(model, x, y, max_iter, overshoot, box, target=None):
-    "Batched multi-class DeepFool from `x` (B, *x), optionally towards fixed classes `target` (B,); returns the last points."
-    r = torch.zeros_like(x).flatten(1); xa = x.clone()
+    """Batched multi-class DeepFool from `x` (B, *x), optionally towards fixed classes `target` (B,); returns the last
+    points."""
+    r = torch.zeros_like(x).flatten(1)
+    xa = x.clone()
     active = torch.ones(len(x), dtype=torch.bool, device=x.device)
     for _ in range(max_iter):
         idx = active.nonzero()[:, 0]
@@ -90,13 +97,15 @@ def _extend(model, x, y, xa, box, factors=(1.5, 2, 4, 8, 16)):
         i = bad.nonzero()[:, 0]
         xc = _clip(x[i] + c * (xa[i] - x[i]), box)
         ok = _predict(model, xc) != y[i]
-        xa[i[ok]] = xc[ok]; bad[i[ok]] = False
+        xa[i[ok]] = xc[ok]
+        bad[i[ok]] = False
     return xa
 
 def _bisect(model, x, y, xa, n_bisect):
     "Smallest adversarial t in (0, 1] on x + t (xa − x) found by bisection; `xa` (B, *x) must be adversarial."
     d, shape = xa - x, (-1,) + (1,) * (x.dim() - 1)
-    lo = torch.zeros(len(x), dtype=x.dtype, device=x.device); hi = torch.ones_like(lo)
+    lo = torch.zeros(len(x), dtype=x.dtype, device=x.device)
+    hi = torch.ones_like(lo)
     for _ in range(n_bisect):
         t = (lo + hi) / 2
         adv = _predict(model, x + t.view(shape) * d) != y
@@ -121,20 +130,25 @@ def _refine(model, x, y, xb, n_refine, n_bisect, box):
         _, g = _pair_grad(model, xb, y, l)
         p = x + (dot(g, xb - x) / dot(g, g).clamp_min(1e-24)).view(shape) * g         # foot of the perpendicular
         f, g = _pair_grad(model, p, y, l)
-        q = _clip(p + ((f.abs() + 1e-4) / dot(g, g).clamp_min(1e-24)).view(shape) * 1.02 * g, box)   # back onto the boundary
+        q = _clip(p + ((f.abs() + 1e-4) / dot(g, g).clamp_min(1e-24)).view(shape) * 1.02 * g,
+                  box)                                                         # back onto the boundary
         q = _extend(model, x, y, q, box, factors=(1.05, 1.2, 1.5))
         ok = _predict(model, q) != y
         if ok.any():
-            i = ok.nonzero()[:, 0]; qb = _bisect(model, x[i], y[i], q[i], n_bisect)
+            i = ok.nonzero()[:, 0]
+            qb = _bisect(model, x[i], y[i], q[i], n_bisect)
             closer = (qb - x[i]).flatten(1).norm(dim=1) < (xb[i] - x[i]).flatten(1).norm(dim=1)
             xb[i[closer]] = qb[closer]
     return xb
 
 # %% ../nbs/04_margins.ipynb #d21c90a9
 def _fmn(model, x, y, xa, steps, box=None, target=None, gamma0=0.05, gamma1=0.001):
-    "Fast Minimum-Norm L2 (Pintor et al. 2021) from adversarial points `xa` (B, *x); returns the closest adversarial points."
+    """Fast Minimum-Norm L2 (Pintor et al. 2021) from adversarial points `xa` (B, *x); returns the closest adversarial
+    points."""
     shape = (-1,) + (1,) * (x.dim() - 1)
-    delta = (xa - x).clone(); best = delta.flatten(1).norm(dim=1); best_delta = delta.clone()
+    delta = (xa - x).clone()
+    best = delta.flatten(1).norm(dim=1)
+    best_delta = delta.clone()
     eps, a0 = best.clone(), best.clamp_min(1e-12)                           # step sizes scale with the start distance
     for k in range(steps):
         c = 0.5 * (1 + math.cos(math.pi * k / steps))                        # cosine annealing
@@ -145,13 +159,16 @@ def _fmn(model, x, y, xa, steps, box=None, target=None, gamma0=0.05, gamma1=0.00
         m = zy - (zo if target is None else z.gather(1, target[:, None])[:, 0])          # (B,) logit margin
         g, = torch.autograd.grad(m.sum(), xg)
         adv, dn = (zy < zo).detach(), delta.flatten(1).norm(dim=1)
-        better = adv & (dn < best); best = torch.where(better, dn, best); best_delta[better] = delta[better]
+        better = adv & (dn < best)
+        best = torch.where(better, dn, best)
+        best_delta[better] = delta[better]
         eps = torch.where(adv, torch.minimum(eps * (1 - gam), best), eps * (1 + gam))
         delta = delta - (alpha / g.flatten(1).norm(dim=1).clamp_min(1e-12)).view(shape) * g
         delta = delta * (eps / delta.flatten(1).norm(dim=1).clamp_min(1e-12)).clamp(max=1).view(shape)
         if box is not None: delta = (x + delta).clamp(*box) - x
     dn, adv = delta.flatten(1).norm(dim=1), _predict(model, x + delta) != y
-    better = adv & (dn < best); best_delta[better] = delta[better]
+    better = adv & (dn < best)
+    best_delta[better] = delta[better]
     return x + best_delta
 
 # %% ../nbs/04_margins.ipynb #315edbb8
@@ -183,7 +200,8 @@ def _attack_restarts(model, x, y, target, restarts, generator, **kw):
     for _ in range(restarts):
         u = torch.randn(x.shape, generator=generator, dtype=x.dtype).to(x.device)
         s = 1.5 * (best - x).flatten(1).norm(dim=1) / u.flatten(1).norm(dim=1)
-        best = _closest(model, x, y, [best, _attack(model, x, y, target, start=x + s.view(-1, *[1] * (x.dim() - 1)) * u, **kw)])
+        best = _closest(model, x, y,
+                        [best, _attack(model, x, y, target, start=x + s.view(-1, *[1] * (x.dim() - 1)) * u, **kw)])
     return best
 
 # %% ../nbs/04_margins.ipynb #45396b06
@@ -203,21 +221,29 @@ def input_margin(model:nn.Module,                      # the classifier: (B, *x)
                  generator:torch.Generator|None=None   # seeded generator for the random parts
                 ) -> tuple[Tensor, Tensor]:
     "Upper bound of the margin γ(s_i): (distance (B,), x_adv) of a batched minimal-L2 attack refined by bisection."
-    x = check_batch(x); y = check_labels(y, len(x)); check_measure_dtype(model_dtype(model))
+    x = check_batch(x)
+    y = check_labels(y, len(x))
+    check_measure_dtype(model_dtype(model))
     if method not in ('deepfool', 'fmn'): raise ValueError(f"method={method!r}: use 'deepfool' or 'fmn'.")
-    if targets not in (None, 'all'): raise ValueError(f"targets={targets!r}: use None (untargeted) or 'all' (one per class).")
-    if x.dtype != model_dtype(model): raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
-    if any(m.training for m in model.modules() if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd))):
+    if targets not in (None, 'all'):
+        raise ValueError(f"targets={targets!r}: use None (untargeted) or 'all' (one per class).")
+    if x.dtype != model_dtype(model):
+        raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
+    if any(m.training for m in model.modules()
+           if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd))):
         warnings.warn("input_margin: batch norm or dropout in training mode; call model.eval() first.")
-    kw = dict(method=method, max_iter=max_iter, overshoot=overshoot, steps=steps, n_bisect=n_bisect, box=box, n_refine=n_refine)
+    kw = dict(method=method, max_iter=max_iter, overshoot=overshoot, steps=steps, n_bisect=n_bisect, box=box,
+              n_refine=n_refine)
     with preserved(model):
         with torch.no_grad(): logits = model(x)
         C, todo, x_adv = logits.shape[1], (logits.argmax(1) == y).nonzero()[:, 0], x.detach().clone()
-        if len(todo) and targets is None: x_adv[todo] = _attack_restarts(model, x[todo], y[todo], None, restarts, generator, **kw)
+        if len(todo) and targets is None:
+            x_adv[todo] = _attack_restarts(model, x[todo], y[todo], None, restarts, generator, **kw)
         elif len(todo):                                                  # one targeted attack per wrong class
             x0, y0, n = x[todo], y[todo], len(todo)
             t = torch.arange(C, device=x.device).expand(n, C)[F.one_hot(y0, C) == 0]          # (n (C-1),)
-            xa = _attack_restarts(model, x0.repeat_interleave(C - 1, 0), y0.repeat_interleave(C - 1), t, restarts, generator, **kw)
+            xa = _attack_restarts(model, x0.repeat_interleave(C - 1, 0), y0.repeat_interleave(C - 1), t, restarts,
+                                  generator, **kw)
             x_adv[todo] = _closest(model, x0, y0, list(xa.view(n, C - 1, *x.shape[1:]).transpose(0, 1)))
         found = _predict(model, x_adv) != y                               # every returned point is verified
     x_adv[~found] = x[~found]
@@ -235,7 +261,9 @@ def input_margin_grid(model:nn.Module,                  # the classifier: (B, *x
                       n_bisect:int=40                   # bisection steps on each boundary edge
                      ) -> Tensor:
     "Brute-force margin (B,) of 2-D inputs x (B, 2): distance to boundary points bisected on a dense n × n grid."
-    x = check_batch(x); y = check_labels(y, len(x)); check_measure_dtype(model_dtype(model))
+    x = check_batch(x)
+    y = check_labels(y, len(x))
+    check_measure_dtype(model_dtype(model))
     if x.shape[1:] != (2,): raise ValueError(f"input_margin_grid needs 2-D inputs (B, 2), got {tuple(x.shape)}.")
     gx = torch.linspace(extent[0], extent[1], n, dtype=x.dtype, device=x.device)
     gy = torch.linspace(extent[2], extent[3], n, dtype=x.dtype, device=x.device)
@@ -243,11 +271,14 @@ def input_margin_grid(model:nn.Module,                  # the classifier: (B, *x
     P = _predict(model, G.view(-1, 2)).view(n, n)
     d = torch.full((len(x),), math.inf, dtype=x.dtype, device=x.device)
     for c in y.unique().tolist():
-        ins = P == c; eh, ev = ins[:, :-1] != ins[:, 1:], ins[:-1] != ins[1:]        # edges crossing the boundary of c
+        ins = P == c
+        eh, ev = ins[:, :-1] != ins[:, 1:], ins[:-1] != ins[1:]        # edges crossing the boundary of c
         a, b = torch.cat([G[:, :-1][eh], G[:-1][ev]]), torch.cat([G[:, 1:][eh], G[1:][ev]])
-        flip = (_predict(model, a) != c)[:, None]; a, b = torch.where(flip, b, a), torch.where(flip, a, b)  # a in, b out
+        flip = (_predict(model, a) != c)[:, None]
+        a, b = torch.where(flip, b, a), torch.where(flip, a, b)  # a in, b out
         for _ in range(n_bisect):
-            mid = (a + b) / 2; inside = (_predict(model, mid) == c)[:, None]
+            mid = (a + b) / 2
+            inside = (_predict(model, mid) == c)[:, None]
             a, b = torch.where(inside, mid, a), torch.where(inside, b, mid)
         i = (y == c).nonzero()[:, 0]
         if len(b): d[i] = torch.cdist(x[i], b).min(1).values
@@ -278,7 +309,8 @@ def _segment_norms(model, x, direction, output, n_line):
 
 # %% ../nbs/04_margins.ipynb #c8849063
 def _ball_sup(model, x, r, output, start, line, n_steps, n_random, generator):
-    "Estimated sup of ‖J‖₂ over the balls ‖x' − x_i‖ ≤ r_i (B,): segment scan, then projected gradient ascent."
+    """Estimated sup of ‖J‖₂ over the balls ‖x' − x_i‖ ≤ r_i (B,): segment scan, then projected gradient
+    ascent."""
     (dist, norms), shape = line, (-1,) + (1,) * (x.dim() - 1)
     best = norms.masked_fill(dist > r, -1.).amax(0)                          # segment points inside the ball
     starts = [_project(start - x, r)]
@@ -290,7 +322,9 @@ def _ball_sup(model, x, r, output, start, line, n_steps, n_random, generator):
     for delta in starts:
         for t in range(n_steps + 1):
             s, g = _jac_norm_grad(model, x + delta, output)
-            up = s > best; best = torch.where(up, s, best); best_p[up] = (x + delta)[up]
+            up = s > best
+            best = torch.where(up, s, best)
+            best_p[up] = (x + delta)[up]
             step = 0.5 * r * (1 - t / (n_steps + 1))                       # decaying step length
             delta = _project(delta + (step / g.flatten(1).norm(dim=1).clamp_min(1e-300)).view(shape) * g, r)
     return best, best_p
@@ -299,7 +333,8 @@ def _ball_sup(model, x, r, output, start, line, n_steps, n_random, generator):
 def _gamma1_fixed_point(model, x, o, s0, output, direction, n_outer, n_steps, n_random, n_line, generator):
     "Bracket the fixed point r = o / (2 S(r)) of eq. 34 per sample (B,) and return its lower end."
     line = _segment_norms(model, x, direction, output, n_line)
-    hi = torch.minimum(o / (2 * s0.clamp_min(1e-300)), direction.flatten(1).norm(dim=1))  # fixed point ≤ both (≤ γ ≤ attack)
+    # fixed point ≤ both (≤ γ ≤ attack)
+    hi = torch.minimum(o / (2 * s0.clamp_min(1e-300)), direction.flatten(1).norm(dim=1))
     S, p = _ball_sup(model, x, hi, output, x + direction, line, n_steps, n_random, generator)
     lo = torch.minimum(o / (2 * S), hi)                                    # S(lo) ≤ S(hi): fixed point ≥ lo
     for _ in range(n_outer):
@@ -320,7 +355,8 @@ def _max_jacobian_norm(model, pts, output, batch_size):
 
 # %% ../nbs/04_margins.ipynb #76a62795
 def _bounds_of(model:nn.Module, shape:tuple, norms) -> tuple[float, float]:
-    "(L₂, L_F) Lipschitz bounds of the logits: over the graph, or from `norms` (two numbers, or a chain's layer table)."
+    """(L₂, L_F) Lipschitz bounds of the logits: over the graph, or from `norms` (two numbers, or a chain's layer
+    table)."""
     if norms is None: return lipschitz_bound(model, shape), lipschitz_bound(model, shape, 'frobenius')
     if isinstance(norms, pd.DataFrame):                                     # a product: checked to be a chain
         return norm_product(model, shape, 'spectral', norms), norm_product(model, shape, 'frobenius', norms)
@@ -347,23 +383,30 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                         batch_size:int=256,                   # samples per Jacobian batch
                         generator:torch.Generator|None=None   # seeded generator for the random parts
                        ) -> dict:
-    "Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds), gamma2, gamma1_est (estimates)."
-    x = check_batch(x); check_measure_dtype(model_dtype(model))
-    if output not in ('probs', 'logits'): raise ValueError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
+    """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds), gamma2, gamma1_est
+    (estimates)."""
+    x = check_batch(x)
+    check_measure_dtype(model_dtype(model))
+    if output not in ('probs', 'logits'):
+        raise ValueError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
     L2, LF = _bounds_of(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape), norms)  # or refuse
     with torch.no_grad(), preserved(model): logits = model(x)
-    o = score(logits.softmax(1) if output == 'probs' else logits, y); pos = o > 0
+    o = score(logits.softmax(1) if output == 'probs' else logits, y)
+    pos = o > 0
     s_x = torch.cat([jacobian_spectral_norm(model, x[c], output) for c in _chunks(len(x), batch_size)])
-    S2 = s_x.max() if sup_set is None else torch.maximum(s_x.max(), _max_jacobian_norm(model, sup_set, output, batch_size))
+    S2 = (s_x.max() if sup_set is None
+          else torch.maximum(s_x.max(), _max_jacobian_norm(model, sup_set, output, batch_size)))
     c = 0.5 if output == 'probs' else 1.0                                  # ‖softmax Jacobian‖₂ ≤ ½
     lb = lambda den: torch.where(pos, o / den, torch.zeros_like(o))
     res = dict(score=o, jacobian_norm=s_x, gamma2=lb(2 * S2), gamma3=lb(2 * c * L2), gamma4=lb(2 * c * LF))
     if gamma1:
         if x_adv is None: x_adv = input_margin(model, x, y)[1]
         found = (x_adv != x).flatten(1).any(1)                              # without an adversarial point: NaN
-        g1 = torch.where(pos & ~found, math.nan, 0.).to(o); i = (pos & found).nonzero()[:, 0]
+        g1 = torch.where(pos & ~found, math.nan, 0.).to(o)
+        i = (pos & found).nonzero()[:, 0]
         for ch in _chunks(len(i), batch_size):
             j = i[ch]
-            g1[j] = _gamma1_fixed_point(model, x[j], o[j], s_x[j], output, x_adv[j] - x[j], n_outer, n_steps, n_random, n_line, generator)
+            g1[j] = _gamma1_fixed_point(model, x[j], o[j], s_x[j], output, x_adv[j] - x[j], n_outer, n_steps,
+                                        n_random, n_line, generator)
         res['gamma1_est'] = g1
     return res
