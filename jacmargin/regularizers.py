@@ -34,7 +34,9 @@ def multiclass_hinge_loss(logits:Tensor, y:Tensor, margin:float=1., variant:str=
     viol = margin + logits - logits.gather(1, y[:, None])                  # (B, C): Δ + F_j - F_y
     viol = viol.masked_fill(F.one_hot(y, C).bool(), float('-inf')).clamp_min(0)   # j = y excluded
     if variant == 'crammer_singer': per = viol.max(1).values
-    elif variant == 'weston_watkins': per = (viol.pow(2) if squared else viol).sum(1); squared = False
+    elif variant == 'weston_watkins':
+        per = (viol.pow(2) if squared else viol).sum(1)
+        squared = False
     else: raise ValueError(f"variant={variant!r}: use 'crammer_singer' or 'weston_watkins'.")
     return (per.pow(2) if squared else per).mean()
 
@@ -72,7 +74,8 @@ def _reuses_forward(model:nn.Module,        # the model the training forward ran
 
 def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|Callable='probs',
                 y:Tensor|None=None) -> tuple[Tensor, Tensor]:
-    "(xg, out (B, K)): the training forward when `x` requires grad and no batch norm couples samples, else `model_graph`."
+    """(xg, out (B, K)): the training forward when `x` requires grad and no batch norm couples samples, else
+    `model_graph`."""
     if _reuses_forward(model, logits, captured=x.requires_grad):
         with torch.enable_grad(): return x, model_output(logits, output, y)
     return model_graph(model, x, output, y)
@@ -92,13 +95,15 @@ class _SmallConvAdjoint(torch.autograd.Function):
     "g W of a Conv2d by the native CPU kernel; its backward by the forward-convolution and weight-gradient kernels."
     @staticmethod
     def forward(ctx, g, W, in_shape, ksp):
-        ctx.save_for_backward(g, W); ctx.ksp = ksp
+        ctx.save_for_backward(g, W)
+        ctx.ksp = ksp
         k, s, p = ksp
         return torch.ops.aten._slow_conv2d_backward.output_mask(g, g.new_empty(()).expand(in_shape), W, k, s, p,
                                                                 [True, False, False])[0]
     @staticmethod
     def backward(ctx, ga):
-        g, W = ctx.saved_tensors; _, s, p = ctx.ksp
+        g, W = ctx.saved_tensors
+        _, s, p = ctx.ksp
         gg = F.conv2d(ga, W, None, s, p) if ctx.needs_input_grad[0] else None            # ⟨ga, gW⟩ = ⟨W ga, g⟩
         gW = torch.nn.grad.conv2d_weight(ga, W.shape, g, s, p) if ctx.needs_input_grad[1] else None
         return gg, gW, None, None
@@ -119,7 +124,8 @@ def _adjoint(m:nn.Module, g:Tensor, in_shape, W:Tensor) -> Tensor:
     return torch.autograd.grad(m._conv_forward(z, W, None), z, g, create_graph=W.requires_grad or g.requires_grad)[0]
 
 def _weight_grad(m:nn.Module, g:Tensor, a:Tensor, W:Tensor) -> Tensor:
-    "∂⟨g, m(a)⟩/∂W (W's shape): the weight gradient of the affine layer `m` (weight W) for input `a`, output gradient `g`."
+    """∂⟨g, m(a)⟩/∂W (W's shape): the weight gradient of the affine layer `m` (weight W) for input `a`, output
+    gradient `g`."""
     g, a = g.to(W.dtype), a.to(W.dtype)
     if isinstance(m, nn.Linear): return g.flatten(0, -2).T @ a.flatten(0, -2)                # (out, in)
     nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
@@ -168,7 +174,8 @@ def _saved_stats(model:nn.Module, records:Sequence):
         node = todo[m].pop(0)
         state[m] = m.training, m._buffers.get('running_mean'), m._buffers.get('running_var')
         var = node._saved_result2.detach().pow(-2) - m.eps                    # 1/σ² − ε: the biased batch variance
-        m.training = False; m._buffers.update(running_mean=node._saved_result1.detach(), running_var=var)
+        m.training = False
+        m._buffers.update(running_mean=node._saved_result1.detach(), running_var=var)
     def post(m, args, out):
         if m in state: m.training, m._buffers['running_mean'], m._buffers['running_var'] = state.pop(m)
     hs = [h for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and uses_batch_stats(m)
@@ -227,7 +234,8 @@ def _input_layers(model:nn.Module, sink:dict, force:bool=False):
         return
     sinks, st = _SHARED.setdefault(id(model), [sink]), {}
     def root(m, args):
-        st.clear(); x = args[0] if args else None
+        st.clear()
+        x = args[0] if args else None
         for s in sinks: s.clear()
         if not (isinstance(x, Tensor) and x.is_floating_point() and torch.is_grad_enabled()): return None
         if x.requires_grad and not force: return None                    # x's own graph is wanted: leave it
@@ -239,7 +247,8 @@ def _input_layers(model:nn.Module, sink:dict, force:bool=False):
         t = args[0] if st and args else None
         if not (isinstance(t, Tensor) and t.requires_grad and _reshape_of(t, st['xr'])): return None
         if not (m.weight.requires_grad or (m.bias is not None and m.bias.requires_grad)): return None
-        d = t.detach(); st['pending'][id(d)] = d
+        d = t.detach()
+        st['pending'][id(d)] = d
         return (d, *args[1:])
     def post(m, args, out):
         if st and args and st['pending'].pop(id(args[0]), None) is not None:
@@ -289,7 +298,8 @@ def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:d
 
 # %% ../nbs/05_regularizers.ipynb #9bf51988
 def _probs_frobenius_sq(lg:Tensor, vjp:Callable) -> Tensor:
-    "Exact ‖J(x_i)‖_F² (B,) of the softmax output from the logits lg (B, K) and their vᵀJ (P, B, K) → (P, B, D)."
+    """Exact ‖J(x_i)‖_F² (B,) of the softmax output from the logits lg (B, K) and their vᵀJ (P, B, K) → (P, B,
+    D)."""
     B, K = lg.shape
     p = lg.softmax(-1)
     S = torch.diag_embed(p) - p[:, :, None] * p[:, None, :]                   # (B, K, K) softmax Jacobian
@@ -329,7 +339,8 @@ class JacobianRegularizer(Regularizer):
 
 # %% ../nbs/05_regularizers.ipynb #b623d5f8
 class SpectralJacobianRegularizer(Regularizer):
-    "R_J (eq. 48): mean ‖J(x_i)‖₂² by power iteration warm-started per sample index; gradient via (uᵀJv)², u, v fixed."
+    """R_J (eq. 48): mean ‖J(x_i)‖₂² by power iteration warm-started per sample index; gradient via (uᵀJv)²,
+    u, v fixed."""
     needs_taps, needs_index = True, True
     def __init__(self, output:str|Callable='probs', n_iter:int=1, n_samples:int|None=None,
                  generator:torch.Generator|None=None):
@@ -343,10 +354,11 @@ class SpectralJacobianRegularizer(Regularizer):
     def _warm(self, idx, out):
         "Unit vectors (B, K): stored ones for seen indices, random ones otherwise."
         B, K = out.shape
-        u = device_draw(lambda d: torch.randn(B, K, generator=self.generator, device=d, dtype=torch.float64), out.device,
-                        self.generator).to(out.dtype)                   # same seed, same draws on every device and dtype
+        u = device_draw(lambda d: torch.randn(B, K, generator=self.generator, device=d, dtype=torch.float64),
+                        out.device, self.generator).to(out.dtype)      # same seed, same draws on every device and dtype
         if idx is not None and self._u is not None:
-            idx = idx.to(self._u.device); ok = idx < len(self._u)
+            idx = idx.to(self._u.device)
+            ok = idx < len(self._u)
             old = torch.where(ok[:, None], self._u[idx.clamp_max(len(self._u) - 1)], 0.)   # (B, K)
             seen = old.norm(dim=1, keepdim=True) > 0
             u = torch.where(seen, old, u)
@@ -357,7 +369,7 @@ class SpectralJacobianRegularizer(Regularizer):
             new = u.new_zeros(max(n, 2 * len(self._u) if self._u is not None else n), u.shape[1])
             if self._u is not None: new[:len(self._u)] = self._u
             self._u = new
-        self._u[idx.to(u.device)] = (u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)).detach()   # zero rows stay unseen
+        self._u[idx.to(u.device)] = (u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)).detach()  # zero rows stay unseen
     def __call__(self, model, x, y=None, logits=None, idx:Tensor|None=None):
         rec, bn, self._rec, self._bn = self._rec, self._bn, None, None
         with torch.enable_grad():
@@ -370,15 +382,18 @@ class SpectralJacobianRegularizer(Regularizer):
                 if step == self.n_iter - 1: break
                 ju, = torch.autograd.grad(w, ur, w.detach(), retain_graph=True)             # (B, K): J Jᵀ u
                 u = ju / ju.norm(dim=1, keepdim=True).clamp_min(1e-30)
-            if self.n_iter == 0: ur = u; w = vjp(u)
+            if self.n_iter == 0:
+                ur = u
+                w = vjp(u)
             elif idx is not None: ur.register_hook(lambda g, idx=idx: self._store(idx, g))    # g = (2λ/B) J Jᵀ u
-            sq = w.flatten(1).pow(2).sum(1)                                                   # (B,): ‖Jᵀu‖² = (uᵀJv)²
+            sq = w.flatten(1).pow(2).sum(1)                                           # (B,): ‖Jᵀu‖² = (uᵀJv)²
         self._last = {'jac_spec_sq': sq.detach().mean()}
         return sq.mean()                                                                 # eq. 48
 
 # %% ../nbs/05_regularizers.ipynb #685833d6
 class PerLayerJacobianRegularizer(Regularizer):
-    "Eq. 52: Σ_l mean_i ‖g^l W_l‖², g^l = ∂f_π(i)/∂ẑ^l detached (one extra backward), ×M for an unbiased estimate."
+    """Eq. 52: Σ_l mean_i ‖g^l W_l‖², g^l = ∂f_π(i)/∂ẑ^l detached (one extra backward), ×M for an unbiased
+    estimate."""
     needs_taps = True
     def __init__(self, taps:Sequence[str]|None=None, output:str|Callable='probs', method:str='one_hot',
                  unbiased:bool=True, generator:torch.Generator|None=None):
@@ -438,14 +453,17 @@ def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
     mods = dict(model.named_modules())
     if name is None:
         lins = [n for n, m in mods.items() if isinstance(m, nn.Linear)]
-        if not lins: raise ValueError("The model has no nn.Linear layer: pass `classifier=` the name of its classifier.")
+        if not lins:
+            raise ValueError("The model has no nn.Linear layer: pass `classifier=` the name of its classifier.")
         name = lins[-1]
-    if not isinstance(mods.get(name), nn.Linear): raise ValueError(f"`{name}` is not an nn.Linear sub-module of the model.")
+    if not isinstance(mods.get(name), nn.Linear):
+        raise ValueError(f"`{name}` is not an nn.Linear sub-module of the model.")
     return name, mods[name]
 
 # %% ../nbs/05_regularizers.ipynb #f596f7d9
 class LargeMarginRegularizer(Regularizer):
-    "2016 eq. 26: mean_i ‖vᵀ/‖v‖ J_feat(x_i)‖₂, v a random classifier row per sample ('random') or summed over rows ('all')."
+    """2016 eq. 26: mean_i ‖vᵀ/‖v‖ J_feat(x_i)‖₂, v a random classifier row per sample ('random') or summed
+    over rows ('all')."""
     needs_taps = True
     def __init__(self, vectors:str='random', classifier:str|None=None, generator:torch.Generator|None=None):
         super().__init__()
@@ -482,7 +500,8 @@ def frobenius_penalty(model:nn.Module, classifier:str|None=None) -> Tensor:
 
 # %% ../nbs/05_regularizers.ipynb #39e782b4
 class WeightDecay(Regularizer):
-    "Σ_l ‖W_l‖_F² (no ½) over Linear/Conv weights ('all') or the classifier only ('classifier'); biases optional."
+    """Σ_l ‖W_l‖_F² (no ½) over Linear/Conv weights ('all') or the classifier only ('classifier'); biases
+    optional."""
     _TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
     def __init__(self, which:str='all', bias:bool=False, classifier:str|None=None):
         super().__init__()
@@ -501,7 +520,8 @@ class WeiMaRegularizer(Regularizer):
     "Wei & Ma 2019 Sec. 6: mean_x Σ_i 1(‖J^(i)‖_F² ≥ σ) ‖J^(i)‖_F², J^(i) = ∂ logit margin / ∂ h^(i)."
     needs_taps = True
     def __init__(self, sigma:float=0.1, taps:Sequence[str]|None=None):
-        super().__init__(); self.sigma, self.taps, self._io, self._bn = sigma, taps, None, None
+        super().__init__()
+        self.sigma, self.taps, self._io, self._bn = sigma, taps, None, None
     def _names(self, model):
         if self.taps is not None: return list(self.taps)
         groups = getattr(model, 'tap_groups', None) or {}
@@ -541,8 +561,8 @@ def regularized_forward(model:nn.Module,  # the model whose forward is about to 
 def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|None=None) -> Tensor:
     "`reg`'s penalty on the batch of a `regularized_forward` (x as yielded there); a 0-dim tensor."
     if getattr(reg, 'needs_index', False) and idx is None:
-        raise ValueError(f"{type(reg).__name__} needs dataset indices (`needs_index`): use a loader yielding (x, y, idx), "
-                         "e.g. `DataLoader(TensorDataset(x, y, torch.arange(len(x))), ...)`.")
+        raise ValueError(f"{type(reg).__name__} needs dataset indices (`needs_index`): use a loader yielding "
+                         "(x, y, idx), e.g. `DataLoader(TensorDataset(x, y, torch.arange(len(x))), ...)`.")
     p = reg(model, x, y, logits, **({'idx': idx} if getattr(reg, 'needs_index', False) else {}))
     if not isinstance(p, Tensor) or p.dim() != 0:
         raise ValueError(f"{type(reg).__name__} returned {getattr(p, 'shape', type(p))}: a regularizer must return a "
@@ -551,8 +571,8 @@ def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|
 
 # %% ../nbs/05_regularizers.ipynb #1bcb7d5a
 REGULARIZERS = {'wd': WeightDecay, 'wd_classifier': lambda **kw: WeightDecay('classifier', **kw),
-                'jr': JacobianRegularizer, 'spectral': SpectralJacobianRegularizer, 'perlayer': PerLayerJacobianRegularizer,
-                'lm': LargeMarginRegularizer, 'weima': WeiMaRegularizer}
+                'jr': JacobianRegularizer, 'spectral': SpectralJacobianRegularizer,
+                'perlayer': PerLayerJacobianRegularizer, 'lm': LargeMarginRegularizer, 'weima': WeiMaRegularizer}
 
 def make_regularizer(name:str,  # a key of `REGULARIZERS`
                      **options   # passed to its class, e.g. method='one_hot'
@@ -568,8 +588,10 @@ def regularizer_suite(seed:int=0) -> dict:
     g = lambda: torch.Generator().manual_seed(seed)
     return {'R_F exact': JacobianRegularizer(), 'R_F one-hot': JacobianRegularizer(method='one_hot', generator=g()),
             'R_F projection': JacobianRegularizer(method='projection', generator=g()),
-            'R_J': SpectralJacobianRegularizer(n_iter=2, generator=g()), 'per-layer': PerLayerJacobianRegularizer(generator=g()),
-            'large margin': LargeMarginRegularizer(generator=g()), 'weight decay': WeightDecay(), 'Wei-Ma': WeiMaRegularizer(sigma=0.)}
+            'R_J': SpectralJacobianRegularizer(n_iter=2, generator=g()),
+            'per-layer': PerLayerJacobianRegularizer(generator=g()),
+            'large margin': LargeMarginRegularizer(generator=g()),
+            'weight decay': WeightDecay(), 'Wei-Ma': WeiMaRegularizer(sigma=0.)}
 
 def penalty_and_grad(model:nn.Module, reg:Regularizer, x:Tensor, y:Tensor) -> tuple[Tensor, Tensor, Tensor]:
     "`reg` evaluated as a training step does (taps captured in its forward): (value, flat parameter gradient, logits)."
