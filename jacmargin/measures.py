@@ -12,8 +12,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.func import functional_call
-from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved, record_taps,
-    model_taps, model_dtype, model_device)
+from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved,
+    record_taps, model_taps, model_dtype, model_device)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm
 
@@ -35,8 +35,10 @@ def _check_model(model:nn.Module, x:Tensor|None=None):
     if x is not None: check_measure_dtype(x.dtype, 'input')
 
 def _eval_logits(model:nn.Module, x:Tensor, batch_size:int=1024) -> Tensor:
-    "Logits (N, C) of `model` in eval mode, batched, without a graph; each batch a copy that in-place layers may change."
-    check_batch(x); _check_model(model, x)
+    """Logits (N, C) of `model` in eval mode, batched, without a graph; each batch a copy that in-place layers may
+    change."""
+    check_batch(x)
+    _check_model(model, x)
     with preserved(model), torch.no_grad():
         model.eval()
         return torch.cat([model(x[s].clone()) for s in _batches(len(x), batch_size)])
@@ -49,7 +51,8 @@ def output_margins(model:nn.Module,      # the classifier: (B, *x) → logits (B
                    kind:str='logits',    # 'logits' (Neyshabur eq. 2) or 'score' (Sokolić eq. 33)
                    batch_size:int=1024   # samples per forward pass
                   ) -> Tensor:
-    "Per-sample margins (N,): 'logits' f_y − max_{j≠y} f_j (Neyshabur eq. 2) or 'score' √2(p_y − max_{j≠y} p_j) (eq. 33)."
+    """Per-sample margins (N,): 'logits' f_y − max_{j≠y} f_j (Neyshabur eq. 2) or 'score' √2(p_y − max_{j≠y}
+    p_j) (eq. 33)."""
     logits = _eval_logits(model, x, batch_size)
     y = check_labels(y, len(x), logits.shape[1])
     if kind == 'logits': return model_output(logits, 'margin', y)[:, 0]
@@ -58,7 +61,8 @@ def output_margins(model:nn.Module,      # the classifier: (B, *x) → logits (B
 
 # %% ../nbs/06_measures.ipynb #0e0cee5d
 def _percentile_rank(m:int, eps:float) -> int:
-    "k = max(⌈ε m⌉, 1), the ceiling of ε m lowered by a relative 1e-12, so that a whole ε m (0.07·100) stays whole."
+    """k = max(⌈ε m⌉, 1), the ceiling of ε m lowered by a relative 1e-12, so that a whole ε m (0.07·100) stays
+    whole."""
     return max(math.ceil(eps * m * (1 - 1e-12)), 1)
 
 @measurement
@@ -75,19 +79,24 @@ def margin_percentile(margins:Tensor,  # per-sample margins (m,)
 _OPS = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
 def _folded(model:nn.Module) -> nn.Module:
-    "An eval-mode copy of `model` with batch norm folded into the preceding Linear/Conv (Neyshabur et al. 2017, App. A)."
+    """An eval-mode copy of `model` with batch norm folded into the preceding Linear/Conv (Neyshabur et al. 2017, App.
+    A)."""
     _check_model(model)
     m = copy.deepcopy(model).eval()
     has_bn = any(isinstance(b, nn.modules.batchnorm._BatchNorm) for b in m.modules())
     return fold_batchnorm(m).eval() if has_bn else m
 
 def _forward_ops(model:nn.Module, input_shape) -> list[tuple[str, nn.Module, tuple, int]]:
-    "(name, module, per-sample input shape, h = output units) of each Linear/Conv call of one eval forward pass, in order."
-    rec, hooks = [], [m.register_forward_hook(lambda m, i, o, n=n: rec.append((n, m, tuple(i[0].shape[1:]), o[0].numel())))
+    """(name, module, per-sample input shape, h = output units) of each Linear/Conv call of one eval forward pass, in
+    order."""
+    rec, hooks = [], [m.register_forward_hook(
+                          lambda m, i, o, n=n: rec.append((n, m, tuple(i[0].shape[1:]), o[0].numel())))
                       for n, m in model.named_modules() if isinstance(m, _OPS)]
     x = torch.zeros(1, *input_shape, dtype=model_dtype(model), device=model_device(model))
     try:
-        with preserved(model), torch.no_grad(): model.eval(); model(x)
+        with preserved(model), torch.no_grad():
+            model.eval()
+            model(x)
     finally:
         for h in hooks: h.remove()
     if not rec: raise ValueError("The model has no Linear/Conv layer: there are no weights to take norms of.")
@@ -99,7 +108,8 @@ def frobenius_product(model:nn.Module,       # the classifier: (B, *x) → logit
                       input_shape,           # per-sample input shape, e.g. (1, 28, 28)
                       constants:bool=False   # multiply by the bound's constant 4^d
                      ) -> Tensor:
-    "Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv weights, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."
+    """Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv weights, × 4^d if `constants` (ℓ2 capacity, Sec.
+    2.2)."""
     ops = _forward_ops(_folded(model), tuple(input_shape))
     out = torch.stack([m.weight.detach().double().pow(2).sum() for _, m, _, _ in ops]).prod()
     return out * 4. ** len(ops) if constants else out
@@ -110,7 +120,8 @@ def spectral_product(model:nn.Module,       # the classifier: (B, *x) → logits
                      input_shape,           # per-sample input shape, e.g. (1, 28, 28)
                      constants:bool=False   # multiply by the bound's constant Π_i h_i
                     ) -> Tensor:
-    "Π_i ‖W_i‖₂² of the (BN-folded) model's operators on their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."
+    """Π_i ‖W_i‖₂² of the (BN-folded) model's operators on their input shapes, × Π_i h_i if `constants` (Sec.
+    2.2)."""
     ops = _forward_ops(_folded(model), tuple(input_shape))
     s = torch.tensor([operator_norm(m, shp) ** 2 for _, m, shp, _ in ops], dtype=torch.float64)
     h = torch.tensor([h for *_, h in ops], dtype=torch.float64)
@@ -123,14 +134,19 @@ _PASS = (nn.ReLU, nn.Flatten, nn.Unflatten, nn.Identity, nn.Dropout, nn.Dropout1
 def _pool_scale(m:nn.Module, p:float):
     "Forward hook for average pooling in the powered pass: window weights 1/n become n^-p."
     def hook(mod, inp, out):
-        if isinstance(mod, nn.modules.pooling._AvgPoolNd): n = math.prod(np.broadcast_to(mod.kernel_size, (out.dim() - 2,)))
+        if isinstance(mod, nn.modules.pooling._AvgPoolNd):
+            n = math.prod(np.broadcast_to(mod.kernel_size, (out.dim() - 2,)))
         else:
             si, so = inp[0].shape[2:], out.shape[2:]
-            if any(a % b for a, b in zip(si, so)): raise ValueError(f"{type(mod).__name__}: input {tuple(si)} is not a multiple of output {tuple(so)}: windows differ in size.")
+            if any(a % b for a, b in zip(si, so)):
+                raise ValueError(f"{type(mod).__name__}: input {tuple(si)} is not a multiple of output {tuple(so)}: "
+                                 "windows differ in size.")
             n = math.prod(a // b for a, b in zip(si, so))
         return out * float(n) ** (1 - p)
-    if isinstance(m, nn.modules.pooling._AvgPoolNd) and ((m.padding != 0 and not m.count_include_pad) or m.divisor_override):
-        raise ValueError(f"{type(m).__name__} with count_include_pad=False or divisor_override: window weights vary; unsupported.")
+    if isinstance(m, nn.modules.pooling._AvgPoolNd) and ((m.padding != 0 and not m.count_include_pad)
+                                                         or m.divisor_override):
+        raise ValueError(f"{type(m).__name__} with count_include_pad=False or divisor_override: window weights vary; "
+                         "unsupported.")
     return m.register_forward_hook(hook)
 
 # %% ../nbs/06_measures.ipynb #7767b62e
@@ -143,7 +159,8 @@ def _powered(model:nn.Module, p:float, bias:bool=True) -> nn.Module:
             with torch.no_grad():
                 mod.weight.copy_(mod.weight.abs() ** p)
                 if mod.bias is not None: mod.bias.copy_(mod.bias.abs() ** p if bias else torch.zeros_like(mod.bias))
-        elif isinstance(mod, (nn.modules.pooling._AvgPoolNd, nn.modules.pooling._AdaptiveAvgPoolNd)): _pool_scale(mod, p)
+        elif isinstance(mod, (nn.modules.pooling._AvgPoolNd, nn.modules.pooling._AdaptiveAvgPoolNd)):
+            _pool_scale(mod, p)
         elif not isinstance(mod, _PASS):
             raise TypeError(f"Path norms need a ReLU network of plain Linear/Conv layers and pooling; '{name}' is "
                             f"{type(mod).__name__}. Fold batch norm, replace it, or drop this measure.")
@@ -156,7 +173,8 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
               p:float=2,        # the ℓp of the path norm (1 or 2 in the paper)
               bias:bool=True    # include the bias paths
              ) -> Tensor:
-    "Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU net (BN folded) by one powered forward pass (float64)."
+    """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU net (BN folded) by one powered forward pass
+    (float64)."""
     if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
     m = _powered(model, p, bias)
     ones = torch.ones(1, *input_shape, dtype=torch.float64, device=model_device(m))
@@ -164,7 +182,8 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
 
 # %% ../nbs/06_measures.ipynb #a5585cf0
 def _path_norm_enumerate(Ws:list, bs:list, p:float) -> float:
-    "Reference ℓp path norm^p of a chain of dense layers W_i (out, in) with biases b_i (or None), by enumerating paths."
+    """Reference ℓp path norm^p of a chain of dense layers W_i (out, in) with biases b_i (or None), by enumerating
+    paths."""
     Ws, bs = [W.tolist() for W in Ws], [None if b is None else b.tolist() for b in bs]
     dims = [len(Ws[0][0])] + [len(W) for W in Ws]
     total = 0.
@@ -172,7 +191,7 @@ def _path_norm_enumerate(Ws:list, bs:list, p:float) -> float:
         if k > 0 and bs[k - 1] is None: continue
         for j in itertools.product(*[range(d) for d in dims[k:]]):
             v = 1. if k == 0 else abs(bs[k - 1][j[0]]) ** p
-            for i in range(k + 1, len(Ws) + 1):         # edge of layer i: unit j[i-k-1] of dims[i-1] → j[i-k] of dims[i]
+            for i in range(k + 1, len(Ws) + 1):      # edge of layer i: unit j[i-k-1] of dims[i-1] → j[i-k] of dims[i]
                 v *= abs(Ws[i - 1][j[i - k]][j[i - k - 1]]) ** p
             total += v
     return total
@@ -183,7 +202,8 @@ def _params(model:nn.Module) -> dict[str, Tensor]:
     return {n: p.detach() for n, p in model.named_parameters()}
 
 def _data_loss(model:nn.Module, params:dict, x:Tensor, y:Tensor, batch_size:int=1024, grad:bool=False):
-    "Mean cross-entropy of `model` with `params` on (x, y), batched, in eval mode; with its gradient w.r.t. params if `grad`."
+    """Mean cross-entropy of `model` with `params` on (x, y), batched, in eval mode; with its gradient w.r.t. params if
+    `grad`."""
     _check_model(model, x)
     names, loss, g = list(params), 0., None
     with preserved(model), torch.set_grad_enabled(grad):
@@ -201,20 +221,23 @@ def _data_loss(model:nn.Module, params:dict, x:Tensor, y:Tensor, batch_size:int=
 @measurement
 def sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float=5e-4, n_steps:int=10, step:float=0.5,
               batch_size:int=1024, seed:int=0, nu0:dict|None=None, relative:bool=True, return_nu:bool=False):
-    "ζ_α (eq. 4): max over |ν| ≤ α(|w|+1) of L(w+ν) − L(w), over 1 + L(w), by projected signed gradient ascent."
-    check_batch(x); y = check_labels(y, len(x))
+    """ζ_α (eq. 4): max over |ν| ≤ α(|w|+1) of L(w+ν) − L(w), over 1 + L(w), by projected signed gradient
+    ascent."""
+    check_batch(x)
+    y = check_labels(y, len(x))
     w = {n: p.clone() for n, p in _params(model).items()}
     box = {n: alpha * (p.abs() + 1) for n, p in w.items()}
     L0 = _data_loss(model, w, x, y, batch_size)
     best, best_nu = L0, {n: torch.zeros_like(p) for n, p in w.items()}
     if alpha > 0:
         g = torch.Generator().manual_seed(seed)                              # CPU draws: the same on every device
-        u = lambda p: device_draw(lambda d: torch.rand(p.shape, generator=g, device=d, dtype=torch.float64), p.device, g)
+        u = lambda p: device_draw(lambda d: torch.rand(p.shape, generator=g, device=d, dtype=torch.float64),
+                                  p.device, g)
         nu = ({n: torch.maximum(torch.minimum(nu0[n], box[n]), -box[n]) for n in w} if nu0 is not None else
               {n: (u(p).to(p.dtype) * 2 - 1) * box[n] for n, p in w.items()})
         for t in range(n_steps + 1):
-            L, gr = _data_loss(model, {n: w[n] + nu[n] for n in w}, x, y, batch_size, grad=t < n_steps) if t < n_steps else \
-                    (_data_loss(model, {n: w[n] + nu[n] for n in w}, x, y, batch_size), None)
+            L, gr = (_data_loss(model, {n: w[n] + nu[n] for n in w}, x, y, batch_size, grad=t < n_steps)
+                     if t < n_steps else (_data_loss(model, {n: w[n] + nu[n] for n in w}, x, y, batch_size), None))
             if L > best: best, best_nu = L, {n: v.clone() for n, v in nu.items()}
             if gr is not None: nu = {n: (nu[n] + step * box[n] * gr[n].sign()).clamp(-box[n], box[n]) for n in w}
     z = (best - L0) / (1 + L0) if relative else best - L0
@@ -253,7 +276,8 @@ def _sharpness_draws(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n:int, ba
     g = torch.Generator().manual_seed(seed)                                  # CPU draws: the same on every device
     L0, out = _data_loss(model, w, x, y, batch_size), []
     for _ in range(n):
-        z = {k: device_draw(lambda d: torch.randn(p.shape, generator=g, device=d, dtype=torch.float64), p.device, g).to(p.dtype)
+        z = {k: device_draw(lambda d: torch.randn(p.shape, generator=g, device=d, dtype=torch.float64),
+                            p.device, g).to(p.dtype)
              for k, p in w.items()}
         out.append(_data_loss(model, {k: w[k] + s[k] * z[k] for k in w}, x, y, batch_size) - L0)
     return torch.stack(out)
@@ -261,8 +285,10 @@ def _sharpness_draws(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n:int, ba
 @measurement
 def expected_sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n_samples:int=10, batch_size:int=1024,
                        seed:int=0, return_se:bool=False):
-    "E_ν[L(w+ν)] − L(w), ν_i ~ N(0, σ_i²), σ_i = α(10|w_i|+1): mean of `n_samples` seeded draws (eq. 5), SE if `return_se`."
-    check_batch(x); y = check_labels(y, len(x))
+    """E_ν[L(w+ν)] − L(w), ν_i ~ N(0, σ_i²), σ_i = α(10|w_i|+1): mean of `n_samples` seeded draws (eq. 5), SE
+    if `return_se`."""
+    check_batch(x)
+    y = check_labels(y, len(x))
     d = _sharpness_draws(model, x, y, alpha, n_samples, batch_size, seed)
     if not return_se: return d.mean()
     return d.mean(), (d.double().std() / math.sqrt(n_samples) if n_samples > 1 else torch.tensor(float('nan')))
@@ -282,17 +308,21 @@ def pac_bayes_curve(model:nn.Module, x:Tensor, y:Tensor, alphas:Sequence[float],
 def _solve_log(f:Callable, target:float, lo:float, hi:float, tol:float=1e-3, n_iter:int=60) -> tuple[float, float]:
     "(α, d log f/d log α) with |log(f(α)/target)| ≤ tol, f increasing: widen [lo, hi], bisect in log α, Illinois."
     pts = {}                                              # log α -> log(f/target), every evaluation
-    def v(u): pts[u] = math.log(max(f(math.exp(u)), 1e-300) / target); return pts[u]
+    def v(u):
+        pts[u] = math.log(max(f(math.exp(u)), 1e-300) / target)
+        return pts[u]
     ul, uh = math.log(lo), math.log(hi)
     step = min(uh - ul, math.log(10))                     # widen by the bracket's width, at most ×10
     vl, vh = v(ul), v(uh)
     while vh < 0:
         if uh >= math.log(1e3):
             raise ValueError(f"Expected sharpness stays below target={target} up to α=1e3: lower the target.")
-        ul, vl, uh = uh, vh, uh + step; vh = v(uh)
+        ul, vl, uh = uh, vh, uh + step
+        vh = v(uh)
     while vl >= 0:
         if ul <= math.log(1e-12): raise ValueError(f"Expected sharpness is above target={target} even at α=1e-12.")
-        uh, vh, ul = ul, vl, ul - step; vl = v(ul)
+        uh, vh, ul = ul, vl, ul - step
+        vl = v(ul)
     side = 0                                              # which end was kept last (Illinois halves the other's value)
     for _ in range(n_iter):
         u = (ul + uh) / 2 if uh - ul > math.log(4) or vl < -10 or vh > 10 else (ul * vh - uh * vl) / (vh - vl)
@@ -317,13 +347,17 @@ def pac_bayes_alpha(model:nn.Module,       # the classifier: (B, *x) → logits 
                     batch_size:int=1024,   # samples per forward pass
                     seed:int=0             # seed of the draws (CPU: the same on every device)
                    ) -> dict:
-    "α whose expected sharpness is `target`, to a Monte Carlo SE ≤ `rtol`·target (adaptive draws); its KL; both SEs."
-    check_batch(x); y = check_labels(y, len(x))
+    """α whose expected sharpness is `target`, to a Monte Carlo SE ≤ `rtol`·target (adaptive draws); its KL; both
+    SEs."""
+    check_batch(x)
+    y = check_labels(y, len(x))
     if target <= 0 or rtol <= 0: raise ValueError(f"target={target}, rtol={rtol}: both must be positive.")
     n, goal = max(n_samples, 10), rtol * target
     while True:
         memo = {}
-        def f(a): memo[a] = _sharpness_draws(model, x, y, a, n, batch_size, seed); return memo[a].mean().item()
+        def f(a):
+            memo[a] = _sharpness_draws(model, x, y, a, n, batch_size, seed)
+            return memo[a].mean().item()
         a, slope = _solve_log(f, target, lo, hi, tol=rtol / 10)              # root to a tenth of the MC error
         es, se = memo[a].mean().item(), memo[a].double().std().item() / math.sqrt(n)
         if se <= goal or n >= max_samples: break
@@ -340,7 +374,10 @@ def plot_pac_bayes(curves:dict, ax=None, **kw):
     import matplotlib.pyplot as plt
     if ax is None: _, ax = plt.subplots(figsize=(4, 3))
     for label, df in curves.items(): ax.plot(df.kl, df.expected_sharpness, 'o-', ms=3, label=label, **kw)
-    ax.set_xscale('log'); ax.set_xlabel('KL'); ax.set_ylabel('expected sharpness'); ax.legend()
+    ax.set_xscale('log')
+    ax.set_xlabel('KL')
+    ax.set_ylabel('expected sharpness')
+    ax.legend()
     return ax
 
 # %% ../nbs/06_measures.ipynb #c5df9fa4
@@ -353,8 +390,11 @@ def _is_output(h:Tensor, logits:Tensor) -> bool:
 @measurement
 def wei_ma_complexity(model:nn.Module, x:Tensor, y:Tensor, taps:Sequence[str]|None=None, batch_size:int=256,
                       return_terms:bool=False):
-    "Per-sample Σ_i ‖h_i‖ ‖∂γ/∂h_i‖ / γ (N,) at the taps (Wei & Ma 2019, Fig. 1); optionally the (N, T) terms ‖h_i‖‖J_i‖."
-    check_batch(x); y = check_labels(y, len(x)); _check_model(model, x)
+    """Per-sample Σ_i ‖h_i‖ ‖∂γ/∂h_i‖ / γ (N,) at the taps (Wei & Ma 2019, Fig. 1); optionally the (N, T)
+    terms ‖h_i‖‖J_i‖."""
+    check_batch(x)
+    y = check_labels(y, len(x))
+    _check_model(model, x)
     taps = model_taps(model) if taps is None else list(taps)
     out, terms = [], []
     with preserved(model), torch.enable_grad():
@@ -365,8 +405,10 @@ def wei_ma_complexity(model:nn.Module, x:Tensor, y:Tensor, taps:Sequence[str]|No
             used = [t for t in taps if not _is_output(h[t], logits)]
             gam = model_output(logits, 'margin', y[s])[:, 0]                       # (B,)
             gs = torch.autograd.grad(gam.sum(), [h[t] for t in used])
-            tt = torch.stack([h[t].detach().flatten(1).norm(dim=1) * g.flatten(1).norm(dim=1) for t, g in zip(used, gs)], 1)
-            terms.append(tt); out.append(tt.sum(1) / gam.detach())                # (B, T), (B,)
+            tt = torch.stack([h[t].detach().flatten(1).norm(dim=1) * g.flatten(1).norm(dim=1)
+                              for t, g in zip(used, gs)], 1)
+            terms.append(tt)                                    # (B, T)
+            out.append(tt.sum(1) / gam.detach())                # (B,)
     return (torch.cat(out), torch.cat(terms)) if return_terms else torch.cat(out)
 
 # %% ../nbs/06_measures.ipynb #3cda2963
@@ -375,10 +417,14 @@ def plot_wei_ma_hist(values:dict, top:int=100, ax=None, bins:int=20):
     import matplotlib.pyplot as plt
     if ax is None: _, ax = plt.subplots(figsize=(4, 3))
     tops = {k: v.detach().cpu().double().topk(min(top, len(v))).values for k, v in values.items()}
-    pos = torch.cat(list(tops.values())); pos = pos[pos > 0]
+    pos = torch.cat(list(tops.values()))
+    pos = pos[pos > 0]
     edges = np.geomspace(pos.min().item(), pos.max().item(), bins + 1)
     for k, v in tops.items(): ax.hist(v.numpy(), bins=edges, alpha=0.6, label=k)
-    ax.set_xscale('log'); ax.set_xlabel(r'$\sum_i \|h_i\|\,\|J_i\| / \gamma$'); ax.set_ylabel('count'); ax.legend()
+    ax.set_xscale('log')
+    ax.set_xlabel(r'$\sum_i \|h_i\|\,\|J_i\| / \gamma$')
+    ax.set_ylabel('count')
+    ax.legend()
     return ax
 
 # %% ../nbs/06_measures.ipynb #51fc27e5
@@ -390,13 +436,15 @@ def jacobian_norms(model:nn.Module,     # the classifier: (B, *x) → logits (B,
                    batch_size:int=256   # samples per Jacobian batch
                   ) -> tuple[Tensor, Tensor]:
     "Per-sample (‖J(x_i)‖₂, ‖J(x_i)‖_F), each (N,), in eval mode, from one exact Jacobian per batch."
-    check_batch(x); _check_model(model, x)
+    check_batch(x)
+    _check_model(model, x)
     s2, sf = [], []
     with preserved(model):
         model.eval()
         for s in _batches(len(x), batch_size):
             J = jacobian(model, x[s].clone(), output, None if y is None else y[s]).flatten(2).detach()   # (B, K, D)
-            s2.append(torch.linalg.svdvals(J)[:, 0]); sf.append(J.norm(dim=(1, 2)))
+            s2.append(torch.linalg.svdvals(J)[:, 0])
+            sf.append(J.norm(dim=(1, 2)))
     return torch.cat(s2), torch.cat(sf)
 
 @measurement
@@ -442,7 +490,8 @@ class _Ctx:
     @property
     def wei_ma_correct(self):
         "Wei–Ma values of the correctly classified points (γ > 0); a misclassified point's ratio is negative."
-        w = self.wei_ma; w = w[w > 0]
+        w = self.wei_ma
+        w = w[w > 0]
         if not len(w): raise ValueError("No training point is classified correctly: the Wei–Ma measure is undefined.")
         return w
 
@@ -453,15 +502,19 @@ MEASURES: dict[str, Callable] = {
     'score_margin': lambda c: margin_percentile(output_margins(c.model, c.x, c.y, 'score', c.bs), c.eps).item(),
     'inv_margin_sq': lambda c: 1 / c.gamma ** 2,
     'l2': lambda c: c.per_gamma2(frobenius_product(c.model, c.shape, c.constants)),
-    'l1_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 1) ** 2 * (4. ** len(_forward_ops(c.model, c.shape)) if c.constants else 1)),
-    'l2_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 2) ** 2 * (math.prod(4. * h for *_, h in _forward_ops(c.model, c.shape)) if c.constants else 1)),
+    'l1_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 1) ** 2
+                                      * (4. ** len(_forward_ops(c.model, c.shape)) if c.constants else 1)),
+    'l2_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 2) ** 2
+                                      * (math.prod(4. * h for *_, h in _forward_ops(c.model, c.shape))
+                                         if c.constants else 1)),
     'spectral': lambda c: c.per_gamma2(spectral_product(c.model, c.shape, c.constants)),
     'sharpness': lambda c: float(sharpness(c.model, c.x, c.y, c.alpha, c.steps, batch_size=c.bs, seed=c.seed)),
     'pac_bayes_kl': lambda c: c.pac['kl'],
     'pac_bayes_kl_se': lambda c: c.pac['kl_se'],                  # its Monte Carlo standard error
     'wei_ma_max': lambda c: c.wei_ma_correct.max().item(),
     'wei_ma_mean': lambda c: c.wei_ma_correct.mean().item(),
-    **{k: (lambda c, k=k: c.jac[k]) for k in ('jac_spectral_max', 'jac_spectral_mean', 'jac_frobenius_max', 'jac_frobenius_mean')},
+    **{k: (lambda c, k=k: c.jac[k])
+       for k in ('jac_spectral_max', 'jac_spectral_mean', 'jac_frobenius_max', 'jac_frobenius_mean')},
 }
 
 # %% ../nbs/06_measures.ipynb #29d06fa4
@@ -482,7 +535,8 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) �
         names.insert(names.index('pac_bayes_kl') + 1, 'pac_bayes_kl_se')
     c, out = _Ctx(model, check_batch(x), check_labels(y, len(x)), x_eval, **kw), {}
     for n in names:
-        t0 = time.perf_counter(); out[n] = MEASURES[n](c)
+        t0 = time.perf_counter()
+        out[n] = MEASURES[n](c)
         if timings: out[f'time_{n}'] = time.perf_counter() - t0
     return out
 
@@ -496,7 +550,8 @@ def measure_table(runs:dict, names:Sequence[str]|None=None, **kw) -> pd.DataFram
 def kendall_tau(a, b) -> float:
     "Kendall τ-b between two sequences (ties accounted for); NaN if either is constant."
     a, b = torch.tensor(np.asarray(a, dtype=np.float64)), torch.tensor(np.asarray(b, dtype=np.float64))
-    if a.shape != b.shape or a.dim() != 1: raise ValueError(f"Need two 1-d sequences of equal length, got {tuple(a.shape)}, {tuple(b.shape)}.")
+    if a.shape != b.shape or a.dim() != 1:
+        raise ValueError(f"Need two 1-d sequences of equal length, got {tuple(a.shape)}, {tuple(b.shape)}.")
     sa, sb = (a[:, None] - a[None]).sign().triu(1), (b[:, None] - b[None]).sign().triu(1)   # (n, n) pair signs
     n0 = len(a) * (len(a) - 1) / 2
     den = math.sqrt((sa != 0).sum().item() * (sb != 0).sum().item())
@@ -515,4 +570,5 @@ def granulated_kendall(df:pd.DataFrame, measure:str, gap:str='gen_gap', axes:Seq
         taus = [kendall_tau(g[measure], g[gap]) for _, g in groups if len(g) > 1]
         taus = [t for t in taus if not math.isnan(t)]
         psi[ax] = float(np.mean(taus)) if taus else float('nan')
-    return dict(Psi=float(np.nanmean(list(psi.values()))), tau=kendall_tau(df[measure], df[gap]), **{f'psi_{k}': v for k, v in psi.items()})
+    return dict(Psi=float(np.nanmean(list(psi.values()))), tau=kendall_tau(df[measure], df[gap]),
+                **{f'psi_{k}': v for k, v in psi.items()})
