@@ -19,7 +19,9 @@ __all__ = ['MODELS', 'RowNorm', 'row_normalize', 'RowNormLinear', 'assign_taps',
 # %% ../nbs/11_models.ipynb #325dbd96
 class RowNorm(nn.Module):
     "Parametrization giving each output row (filter) of a weight unit ℓ2 norm: eq. 45 of Sokolić et al. 2017."
-    def __init__(self, eps:float=1e-12): super().__init__(); self.eps = eps
+    def __init__(self, eps:float=1e-12):
+        super().__init__()
+        self.eps = eps
     def forward(self, v:Tensor) -> Tensor:  # (out, in) or (out, in, k, k)
         n = v.flatten(1).norm(dim=1).clamp_min(self.eps)  # (out,)
         return v / n.view(-1, *([1] * (v.dim() - 1)))
@@ -36,7 +38,8 @@ def row_normalize(module:nn.Module) -> nn.Module:
 
 # %% ../nbs/11_models.ipynb #e5632ec3
 class RowNormLinear(nn.Linear):
-    "`nn.Linear` whose effective weight has unit-ℓ2 rows (eq. 45); the free parameter is `parametrizations.weight.original`."
+    """`nn.Linear` whose effective weight has unit-ℓ2 rows (eq. 45); the free parameter is
+    `parametrizations.weight.original`."""
     def __init__(self, in_features:int, out_features:int, bias:bool=True):
         super().__init__(in_features, out_features, bias=bias)
         row_normalize(self)
@@ -45,7 +48,8 @@ class RowNormLinear(nn.Linear):
 _NORM_TYPES = (nn.BatchNorm1d, nn.BatchNorm2d, nn.GroupNorm, nn.LayerNorm)
 
 def _post_order(m:nn.Module, prefix:str=''):
-    "Yield `(name, module)` children-first: the order in which forward hooks fire when children run in registration order."
+    """Yield `(name, module)` children-first: the order in which forward hooks fire when children run in registration
+    order."""
     for n, c in m.named_children():
         p = f'{prefix}.{n}' if prefix else n
         yield from _post_order(c, p)
@@ -53,7 +57,8 @@ def _post_order(m:nn.Module, prefix:str=''):
 
 # %% ../nbs/11_models.ipynb #57138540
 def assign_taps(model:nn.Module, block_types:tuple=()) -> nn.Module:
-    "Set `model.tap_groups` ('preact', 'norm', 'block') and `model.taps` (firing order); blocks: `residual_block=True` or `block_types`."
+    """Set `model.tap_groups` ('preact', 'norm', 'block') and `model.taps` (firing order); blocks: `residual_block=True`
+    or `block_types`."""
     groups = {'preact': [], 'norm': [], 'block': []}
     for n, m in _post_order(model):
         if '.parametrizations.' in f'.{n}.': continue
@@ -77,7 +82,8 @@ def linear_layers(model:nn.Module) -> list[tuple[str, nn.Module]]:
 _ACTS = {'relu': nn.ReLU, 'tanh': nn.Tanh, 'sigmoid': nn.Sigmoid}
 
 class MLP(nn.Sequential):
-    "Fully connected net: flatten, (Linear, act) per hidden width, Linear to `n_classes` logits; optional eq. 45 row norm."
+    """Fully connected net: flatten, (Linear, act) per hidden width, Linear to `n_classes` logits; optional eq. 45 row
+    norm."""
     def __init__(self, in_features:int, widths:Sequence[int], n_classes:int, act:str='relu',
                  weight_norm:bool=False, bias:bool=True):
         if act not in _ACTS: raise ValueError(f"act must be one of {list(_ACTS)}, got {act!r}.")
@@ -105,7 +111,9 @@ class PaperCNN(nn.Sequential):
         for i in range(1, n_layers + 1):
             layers += [(f'conv{i}', nn.Conv2d(c, channels, kernel_size, padding=pad)), (f'act{i}', nn.ReLU())]
             hw, c = [_conv_out(s, kernel_size, pad) for s in hw], channels
-            if i <= 2: layers.append((f'pool{i}', nn.MaxPool2d(2))); hw = [s // 2 for s in hw]
+            if i <= 2:
+                layers.append((f'pool{i}', nn.MaxPool2d(2)))
+                hw = [s // 2 for s in hw]
             if min(hw) < 1: raise ValueError(f"input_size {input_size} is too small for {n_layers} layers with "
                                              f"padding={padding!r}; use padding='same' or a larger input.")
         layers += [('flatten', nn.Flatten()), ('out', nn.Linear(c * hw[0] * hw[1], n_classes))]
@@ -114,15 +122,18 @@ class PaperCNN(nn.Sequential):
 
 # %% ../nbs/11_models.ipynb #7257c11a
 class AllCNNC(nn.Sequential):
-    "All-CNN-C (Springenberg et al. 2015) with BN after each of its 9 convs, global average pooling and an eq. 45 softmax layer."
+    """All-CNN-C (Springenberg et al. 2015) with BN after each of its 9 convs, global average pooling and an eq. 45
+    softmax layer."""
     def __init__(self, in_channels:int=3, n_classes:int=10, bn:bool=True, widths:tuple=(96, 192)):
         a, b = widths  # (out, kernel, stride, padding) of the 9 convs
-        spec = [(a,3,1,1), (a,3,1,1), (a,3,2,1), (b,3,1,1), (b,3,1,1), (b,3,2,1), (b,3,1,0), (b,1,1,0), (n_classes,1,1,0)]
+        spec = [(a,3,1,1), (a,3,1,1), (a,3,2,1), (b,3,1,1), (b,3,1,1), (b,3,2,1), (b,3,1,0), (b,1,1,0),
+                (n_classes,1,1,0)]
         layers, c = [], in_channels
         for i, (o, k, s, p) in enumerate(spec, 1):
             layers.append((f'conv{i}', nn.Conv2d(c, o, k, stride=s, padding=p, bias=not bn)))
             if bn: layers.append((f'bn{i}', nn.BatchNorm2d(o)))
-            layers.append((f'act{i}', nn.ReLU())); c = o
+            layers.append((f'act{i}', nn.ReLU()))
+            c = o
         layers += [('pool', nn.AdaptiveAvgPool2d(1)), ('flatten', nn.Flatten()), ('out', RowNormLinear(c, n_classes))]
         super().__init__(OrderedDict(layers))
         assign_taps(self)
@@ -137,7 +148,8 @@ def _norm_layer(kind:str, c:int) -> nn.Module:
 
 # %% ../nbs/11_models.ipynb #29f74e44
 class PreActBlock(nn.Module):
-    "Pre-activation basic block: x + conv(act(norm(conv(act(norm(x)))))); 1x1-conv shortcut on the pre-activated x if shapes change."
+    """Pre-activation basic block: x + conv(act(norm(conv(act(norm(x)))))); 1x1-conv shortcut on the pre-activated x if
+    shapes change."""
     residual_block = True  # `assign_taps` makes the block (its output is the sum, eq. 53) a 'block' tap
     def __init__(self, c_in:int, c_out:int, stride:int=1, norm:str='bn', dropout:float=0., preact:bool=True):
         super().__init__()
@@ -159,7 +171,9 @@ def _init_resnet(model:nn.Module) -> nn.Module:
     "He (fan-out) normal init for convs, zero biases, unit/zero affine norms: the WRN / ResNet initialisation."
     for m in model.modules():
         if isinstance(m, nn.Conv2d): nn.init.kaiming_normal_(m.weight, mode='fan_out', nonlinearity='relu')
-        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)): nn.init.ones_(m.weight); nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
         if isinstance(m, (nn.Conv2d, nn.Linear)) and m.bias is not None: nn.init.zeros_(m.bias)
     return model
 
@@ -168,17 +182,21 @@ class WideResNet(nn.Module):
     "WRN-`depth`-`widen` (Zagoruyko & Komodakis 2016) with pre-activation blocks and norm 'bn' | 'ln' | 'none'."
     def __init__(self, depth:int=16, widen:int=4, n_classes:int=10, in_channels:int=3, norm:str='bn', dropout:float=0.):
         super().__init__()
-        if depth < 10 or (depth - 4) % 6: raise ValueError(f"WRN depth must be 6n+4 with n >= 1 (10, 16, 22, 28, ...), got {depth}.")
-        _norm_layer(norm, 1); n, w = (depth - 4) // 6, [16, 16 * widen, 32 * widen, 64 * widen]
+        if depth < 10 or (depth - 4) % 6:
+            raise ValueError(f"WRN depth must be 6n+4 with n >= 1 (10, 16, 22, 28, ...), got {depth}.")
+        _norm_layer(norm, 1)
+        n, w = (depth - 4) // 6, [16, 16 * widen, 32 * widen, 64 * widen]
         self.depth, self.widen = depth, widen
         self.conv1 = nn.Conv2d(in_channels, w[0], 3, padding=1, bias=norm == 'none')
         for g in range(3):
-            blocks = [PreActBlock(w[g] if i == 0 else w[g + 1], w[g + 1], (1 if g == 0 else 2) if i == 0 else 1, norm, dropout)
+            blocks = [PreActBlock(w[g] if i == 0 else w[g + 1], w[g + 1], (1 if g == 0 else 2) if i == 0 else 1, norm,
+                                  dropout)
                       for i in range(n)]
             self.add_module(f'block{g + 1}', nn.Sequential(*blocks))
         self.norm, self.act = _norm_layer(norm, w[3]), nn.ReLU()
         self.pool, self.flatten, self.fc = nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(w[3], n_classes)
-        _init_resnet(self); assign_taps(self)
+        _init_resnet(self)
+        assign_taps(self)
     def forward(self, x:Tensor) -> Tensor:  # (B, in_channels, H, W) -> (B, n_classes)
         x = self.block3(self.block2(self.block1(self.conv1(x))))
         return self.fc(self.flatten(self.pool(self.act(self.norm(x)))))
@@ -186,7 +204,8 @@ class WideResNet(nn.Module):
 # %% ../nbs/11_models.ipynb #4911bf80
 class PreActResNet18(nn.Module):
     "Pre-activation ResNet-18 (He et al. 2016b): ImageNet stem (7x7/2 conv, max-pool) or CIFAR stem (3x3 conv)."
-    def __init__(self, n_classes:int=1000, in_channels:int=3, stem:str='imagenet', norm:str='bn', widths:tuple=(64, 128, 256, 512)):
+    def __init__(self, n_classes:int=1000, in_channels:int=3, stem:str='imagenet', norm:str='bn',
+                 widths:tuple=(64, 128, 256, 512)):
         super().__init__()
         if stem not in ('imagenet', 'cifar'): raise ValueError(f"stem must be 'imagenet' or 'cifar', got {stem!r}.")
         w0, bias = widths[0], norm == 'none'
@@ -196,10 +215,12 @@ class PreActResNet18(nn.Module):
         self.pool1 = nn.MaxPool2d(3, stride=2, padding=1) if stem == 'imagenet' else nn.Identity()
         for i, w in enumerate(widths):
             c_in, s = (w0, 1) if i == 0 else (widths[i - 1], 2)
-            self.add_module(f'layer{i + 1}', nn.Sequential(PreActBlock(c_in, w, s, norm, preact=i > 0), PreActBlock(w, w, 1, norm)))
+            self.add_module(f'layer{i + 1}', nn.Sequential(PreActBlock(c_in, w, s, norm, preact=i > 0),
+                                                           PreActBlock(w, w, 1, norm)))
         self.norm, self.act = _norm_layer(norm, widths[-1]), nn.ReLU()
         self.pool, self.flatten, self.fc = nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(widths[-1], n_classes)
-        _init_resnet(self); assign_taps(self)
+        _init_resnet(self)
+        assign_taps(self)
     def forward(self, x:Tensor) -> Tensor:  # (B, in_channels, H, W) -> (B, n_classes)
         x = self.pool1(self.act1(self.norm1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
@@ -213,7 +234,8 @@ class VGGNet(nn.Sequential):
         layers, c = [], in_channels
         for i, w in enumerate(widths, 1):
             for j in (1, 2):
-                layers.append((f'conv{i}_{j}', nn.Conv2d(c, w, 3, padding=1, bias=not bn))); c = w
+                layers.append((f'conv{i}_{j}', nn.Conv2d(c, w, 3, padding=1, bias=not bn)))
+                c = w
                 if bn: layers.append((f'bn{i}_{j}', nn.BatchNorm2d(w)))
                 layers.append((f'act{i}_{j}', nn.ReLU()))
             if i < len(widths) or pool_last: layers.append((f'pool{i}', nn.MaxPool2d(2)))
@@ -228,7 +250,8 @@ MODELS = {'mlp': MLP, 'paper_cnn': PaperCNN, 'all_cnn_c': AllCNNC, 'preact_resne
           'wrn': WideResNet}
 
 def make_model(name:str, **kwargs) -> nn.Module:
-    "Build the model `name` of `MODELS` ('mlp', 'paper_cnn', 'all_cnn_c', 'preact_resnet18', 'vgg', 'wrn-<depth>-<k>', ...)."
+    """Build the model `name` of `MODELS` ('mlp', 'paper_cnn', 'all_cnn_c', 'preact_resnet18', 'vgg', 'wrn-<depth>-<k>',
+    ...)."""
     key = name.lower().replace('-', '_')
     if key.startswith('wrn_'):
         parts = key.split('_')
