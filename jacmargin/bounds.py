@@ -16,8 +16,8 @@ __all__ = ['log_covering_number', 'ge_bound', 'ge_bound_margin', 'ge_bound_manif
 
 # %% ../nbs/03_theory.ipynb #8679ad22
 def log_covering_number(kind:str, rho, k:int, L:int|None=None, C_M:float|None=None) -> float:
-    """log N(X; d, ρ) for a 'gmm' (L Gaussians, rank ≤ k), 'sparse' (k of L atoms) or 'manifold' (C_M-regular, dim k)
-    model."""
+    """log N(X; d, ρ) for a 'gmm' (L Gaussians, rank ≤ k), 'sparse'
+    (k of L atoms) or 'manifold' (C_M-regular, dim k) model."""
     if not np.all(np.asarray(rho) > 0): raise ValueError(f"rho must be positive, got {rho}.")
     if kind in ('gmm', 'sparse'):
         if L is None or L < (k if kind == 'sparse' else 1):
@@ -32,8 +32,8 @@ def log_covering_number(kind:str, rho, k:int, L:int|None=None, C_M:float|None=No
 
 # %% ../nbs/03_theory.ipynb #5ed8cb45
 def ge_bound(log_K, m, eps=0., M:float=1., delta:float|None=None):
-    """Eq. 8 (Thm 1): ε + M √((2K log 2 + 2 log(1/δ)) / m) from log K; δ=None drops the δ term (eq. 12). inf on
-    overflow."""
+    """Eq. 8 (Thm 1): ε + M √((2K log 2 + 2 log(1/δ)) / m) from
+    log K; δ=None drops the δ term (eq. 12). inf on overflow."""
     log_K, m = np.asarray(log_K, dtype=float), np.asarray(m, dtype=float)
     if np.any(m <= 0): raise ValueError("m (the number of training samples) must be positive.")
     if delta is not None and not 0 < delta <= 1: raise ValueError(f"delta must be in (0, 1], got {delta}.")
@@ -42,16 +42,16 @@ def ge_bound(log_K, m, eps=0., M:float=1., delta:float|None=None):
     with np.errstate(over='ignore'): return eps + M * np.exp(0.5 * (lt - np.log(m)))
 
 def ge_bound_margin(gamma, m, n_classes:int, kind:str, k:int, delta:float|None=None, **cover):
-    """Thm 1 + Thm 2: eq. 8 with ε = 0 and K = N_y · N(X; d, γ/2) for the covering model `kind` (eq. 12 if δ is
-    None)."""
+    """Thm 1 + Thm 2: eq. 8 with ε = 0 and K = N_y · N(X; d,
+    γ/2) for the covering model `kind` (eq. 12 if δ is None)."""
     gamma = np.asarray(gamma, dtype=float)
     logK = math.log(n_classes) + log_covering_number(kind, np.where(gamma > 0, gamma, np.nan) / 2, k, **cover)
     return np.where(gamma > 0, ge_bound(logK, m, delta=delta), np.inf)
 
 # %% ../nbs/03_theory.ipynb #5988cc67
 def ge_bound_manifold(gamma, m, n_classes, k, C_M:float, delta:float=0.05):
-    """Cor. 1 / Cor. 3 (eq. 13, 38): √(log2 · N_y · 2^(k+1) C_M^k / (γ^k m)) + √(2 log(1/δ) / m); inf for γ ≤
-    0."""
+    """Cor. 1 / Cor. 3 (eq. 13, 38): √(log2 · N_y · 2^(k+1)
+    C_M^k / (γ^k m)) + √(2 log(1/δ) / m); inf for γ ≤ 0."""
     gamma, m, k, ny = (np.asarray(v, dtype=float) for v in (gamma, m, k, n_classes))
     g = np.where(gamma > 0, gamma, np.nan)
     # log of the first root's argument

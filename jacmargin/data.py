@@ -244,8 +244,8 @@ def _deb_version(pkg:str, status='/var/lib/dpkg/status') -> str|None:
     return m.group(1) if m else None
 
 def _md5_note(name:str, files) -> str:
-    """'the published files (md5 verified)' when every file has its published md5, else the md5 of the first as a
-    fingerprint."""
+    """'the published files (md5 verified)' when every file has its
+    published md5, else the md5 of the first as a fingerprint."""
     sums, got = CHECKSUMS.get(name, {}), [_md5(f) for f in files]
     if all(sums.get(Path(f).name) == g for f, g in zip(files, got)): return 'the published files (md5 verified)'
     return f"md5 of {Path(files[0]).name} {got[0][:12]}"   # e.g. recompressed copies (Debian's) or uncompressed files

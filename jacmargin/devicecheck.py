@@ -19,8 +19,8 @@ __all__ = ['small_models', 'device_agreement', 'device_sandwich']
 
 # %% ../nbs/14_device_check.ipynb #0390bd5e
 def _warm_bn(model:nn.Module, shape:tuple, seed:int) -> nn.Module:
-    """Give the batch norms of `model` non-trivial running statistics (three training-mode forwards); return it in eval
-    mode."""
+    """Give the batch norms of `model` non-trivial running statistics
+    (three training-mode forwards); return it in eval mode."""
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         model.train()
@@ -29,8 +29,8 @@ def _warm_bn(model:nn.Module, shape:tuple, seed:int) -> nn.Module:
 
 def small_models(seed:int=0   # seed of the weights and of the batch-norm statistics
                 ) -> dict:
-    """A small instance of every model family of `jacmargin.models`: name → (model in eval mode, per-sample input
-    shape)."""
+    """A small instance of every model family of `jacmargin.models`:
+    name → (model in eval mode, per-sample input shape)."""
     torch.manual_seed(seed)
     ms = {'MLP': (MLP(64, [32, 32], 10), (1, 8, 8)), 'paper CNN': (PaperCNN(input_size=12), (1, 12, 12)),
           'All-CNN-C (BN)': (AllCNNC(widths=(8, 16)), (3, 16, 16)), 'WRN-10-1 (BN)': (WideResNet(10, 1), (3, 8, 8)),
@@ -112,8 +112,8 @@ def device_sandwich(model:nn.Module,    # the model (copied, never changed)
                     batch:int=8,        # random inputs in [0, 1)
                     seed:int=0          # seed of the inputs
                    ) -> pd.DataFrame:
-    """Per point on `device`: γ4, γ3 (Thm 4 bounds), the verified attack distance and whether γ4 ≤ γ3 ≤ attack
-    holds."""
+    """Per point on `device`: γ4, γ3 (Thm 4 bounds), the verified
+    attack distance and whether γ4 ≤ γ3 ≤ attack holds."""
     x = torch.rand(batch, *input_shape, generator=torch.Generator().manual_seed(seed)).to(device)
     m = copy.deepcopy(model).to(device).eval()
     with torch.no_grad(): y = m(x).argmax(1)

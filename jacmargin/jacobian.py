@@ -152,8 +152,8 @@ def output_jacobian_frobenius_sq(out:Tensor,               # outputs (B, K) with
                                  create_graph:bool=False,  # keep the graph to differentiate the result
                                  generator=None            # seeded source of the random draws
                                 ) -> Tensor:
-    """‖J(x_i)‖_F² (B,) of an existing graph out (B, K) of xg: exact, or unbiased 'projection' / 'one_hot'
-    estimates."""
+    """‖J(x_i)‖_F² (B,) of an existing graph out (B, K) of
+    xg: exact, or unbiased 'projection' / 'one_hot' estimates."""
     B, K = out.shape
     if method == 'exact': v = torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)
     elif method in ('projection', 'one_hot'):
@@ -198,8 +198,8 @@ def frobenius_estimator_variance(J:Tensor,                 # per-sample Jacobian
 
 # %% ../nbs/01_jacobian.ipynb #a3a481a2
 def _power_spectral(out:Tensor, xg:Tensor, n_iter:int, u0:Tensor|None, create_graph:bool, generator=None, tol:float=0.):
-    """Power iteration on J Jᵀ in output space until the Ritz residual ≤ tol·θ (at most n_iter steps): (σ (B,), u
-    (B, K), ok (B,))."""
+    """Power iteration on J Jᵀ in output space until the Ritz residual
+    ≤ tol·θ (at most n_iter steps): (σ (B,), u (B, K), ok (B,))."""
     B, K = out.shape
     u = (random_output_vectors(1, B, K, 'projection', 'gaussian', out, generator)[0] if u0 is None
          else u0.detach().to(out))
@@ -231,8 +231,8 @@ def jacobian_spectral_norm(model:nn.Module,                      # the classifie
                            return_vectors:bool=False,            # also return u (B, K) (power) or None (svd)
                            generator:torch.Generator|None=None   # seeded generator: same draws on every device
                           ):
-    """Per-sample ‖J(x_i)‖₂ (B,): exact 'svd' of the full Jacobian, or 'power' iteration to `tol` (at most
-    `n_iter` steps)."""
+    """Per-sample ‖J(x_i)‖₂ (B,): exact 'svd' of the full
+    Jacobian, or 'power' iteration to `tol` (at most `n_iter` steps)."""
     if method == 'svd':
         J = jacobian(model, x, output, y, create_graph=create_graph)
         s = torch.linalg.svdvals(J.flatten(2))[:, 0]

@@ -36,8 +36,8 @@ def output_margin(features:Tensor,        # features z_i (B, M) entering the lin
                   bias:Tensor|None=None,  # classifier bias b (C,)
                   clamp:bool=True         # clamp at 0 (misclassified points); False: signed distance
                  ) -> Tensor:
-    """Distance of features z_i (B, M) to the decision boundary of argmax(W z + b) (001 eq. 13), (B,); signed if not
-    `clamp`."""
+    """Distance of features z_i (B, M) to the decision boundary of
+    argmax(W z + b) (001 eq. 13), (B,); signed if not `clamp`."""
     z = check_batch(features, 'features')
     if not isinstance(weight, Tensor) or weight.dim() != 2 or weight.shape[1] != z.shape[1]:
         raise ValueError(f"`weight` must be a (C, M) = (C, {z.shape[1]}) tensor, "
@@ -68,8 +68,8 @@ def _logit_diff_grads(model, x, y):
 def _clip(x, box): return x if box is None else x.clamp(*box)
 
 def _deepfool(model, x, y, max_iter, overshoot, box, target=None):
-    """Batched multi-class DeepFool from `x` (B, *x), optionally towards fixed classes `target` (B,); returns the last
-    points."""
+    """Batched multi-class DeepFool from `x` (B, *x), optionally
+    towards fixed classes `target` (B,); returns the last points."""
     r = torch.zeros_like(x).flatten(1)
     xa = x.clone()
     active = torch.ones(len(x), dtype=torch.bool, device=x.device)
@@ -143,8 +143,8 @@ def _refine(model, x, y, xb, n_refine, n_bisect, box):
 
 # %% ../nbs/04_margins.ipynb #d21c90a9
 def _fmn(model, x, y, xa, steps, box=None, target=None, gamma0=0.05, gamma1=0.001):
-    """Fast Minimum-Norm L2 (Pintor et al. 2021) from adversarial points `xa` (B, *x); returns the closest adversarial
-    points."""
+    """Fast Minimum-Norm L2 (Pintor et al. 2021) from adversarial
+    points `xa` (B, *x); returns the closest adversarial points."""
     shape = (-1,) + (1,) * (x.dim() - 1)
     delta = (xa - x).clone()
     best = delta.flatten(1).norm(dim=1)
@@ -309,8 +309,8 @@ def _segment_norms(model, x, direction, output, n_line):
 
 # %% ../nbs/04_margins.ipynb #c8849063
 def _ball_sup(model, x, r, output, start, line, n_steps, n_random, generator):
-    """Estimated sup of ‖J‖₂ over the balls ‖x' − x_i‖ ≤ r_i (B,): segment scan, then projected gradient
-    ascent."""
+    """Estimated sup of ‖J‖₂ over the balls ‖x' − x_i‖
+    ≤ r_i (B,): segment scan, then projected gradient ascent."""
     (dist, norms), shape = line, (-1,) + (1,) * (x.dim() - 1)
     best = norms.masked_fill(dist > r, -1.).amax(0)                          # segment points inside the ball
     starts = [_project(start - x, r)]
@@ -355,8 +355,8 @@ def _max_jacobian_norm(model, pts, output, batch_size):
 
 # %% ../nbs/04_margins.ipynb #76a62795
 def _bounds_of(model:nn.Module, shape:tuple, norms) -> tuple[float, float]:
-    """(L₂, L_F) Lipschitz bounds of the logits: over the graph, or from `norms` (two numbers, or a chain's layer
-    table)."""
+    """(L₂, L_F) Lipschitz bounds of the logits: over the graph,
+    or from `norms` (two numbers, or a chain's layer table)."""
     if norms is None: return lipschitz_bound(model, shape), lipschitz_bound(model, shape, 'frobenius')
     if isinstance(norms, pd.DataFrame):                                     # a product: checked to be a chain
         return norm_product(model, shape, 'spectral', norms), norm_product(model, shape, 'frobenius', norms)
@@ -383,8 +383,8 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                         batch_size:int=256,                   # samples per Jacobian batch
                         generator:torch.Generator|None=None   # seeded generator for the random parts
                        ) -> dict:
-    """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds), gamma2, gamma1_est
-    (estimates)."""
+    """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors
+    gamma4, gamma3 (bounds), gamma2, gamma1_est (estimates)."""
     x = check_batch(x)
     check_measure_dtype(model_dtype(model))
     if output not in ('probs', 'logits'):

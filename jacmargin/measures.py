@@ -35,8 +35,8 @@ def _check_model(model:nn.Module, x:Tensor|None=None):
     if x is not None: check_measure_dtype(x.dtype, 'input')
 
 def _eval_logits(model:nn.Module, x:Tensor, batch_size:int=1024) -> Tensor:
-    """Logits (N, C) of `model` in eval mode, batched, without a graph; each batch a copy that in-place layers may
-    change."""
+    """Logits (N, C) of `model` in eval mode, batched, without a
+    graph; each batch a copy that in-place layers may change."""
     check_batch(x)
     _check_model(model, x)
     with preserved(model), torch.no_grad():
@@ -51,8 +51,8 @@ def output_margins(model:nn.Module,      # the classifier: (B, *x) → logits (B
                    kind:str='logits',    # 'logits' (Neyshabur eq. 2) or 'score' (Sokolić eq. 33)
                    batch_size:int=1024   # samples per forward pass
                   ) -> Tensor:
-    """Per-sample margins (N,): 'logits' f_y − max_{j≠y} f_j (Neyshabur eq. 2) or 'score' √2(p_y − max_{j≠y}
-    p_j) (eq. 33)."""
+    """Per-sample margins (N,): 'logits' f_y − max_{j≠y} f_j (Neyshabur
+    eq. 2) or 'score' √2(p_y − max_{j≠y} p_j) (eq. 33)."""
     logits = _eval_logits(model, x, batch_size)
     y = check_labels(y, len(x), logits.shape[1])
     if kind == 'logits': return model_output(logits, 'margin', y)[:, 0]
@@ -61,8 +61,8 @@ def output_margins(model:nn.Module,      # the classifier: (B, *x) → logits (B
 
 # %% ../nbs/06_measures.ipynb #0e0cee5d
 def _percentile_rank(m:int, eps:float) -> int:
-    """k = max(⌈ε m⌉, 1), the ceiling of ε m lowered by a relative 1e-12, so that a whole ε m (0.07·100) stays
-    whole."""
+    """k = max(⌈ε m⌉, 1), the ceiling of ε m lowered by a
+    relative 1e-12, so that a whole ε m (0.07·100) stays whole."""
     return max(math.ceil(eps * m * (1 - 1e-12)), 1)
 
 @measurement
@@ -79,16 +79,16 @@ def margin_percentile(margins:Tensor,  # per-sample margins (m,)
 _OPS = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
 def _folded(model:nn.Module) -> nn.Module:
-    """An eval-mode copy of `model` with batch norm folded into the preceding Linear/Conv (Neyshabur et al. 2017, App.
-    A)."""
+    """An eval-mode copy of `model` with batch norm folded into
+    the preceding Linear/Conv (Neyshabur et al. 2017, App. A)."""
     _check_model(model)
     m = copy.deepcopy(model).eval()
     has_bn = any(isinstance(b, nn.modules.batchnorm._BatchNorm) for b in m.modules())
     return fold_batchnorm(m).eval() if has_bn else m
 
 def _forward_ops(model:nn.Module, input_shape) -> list[tuple[str, nn.Module, tuple, int]]:
-    """(name, module, per-sample input shape, h = output units) of each Linear/Conv call of one eval forward pass, in
-    order."""
+    """(name, module, per-sample input shape, h = output units) of
+    each Linear/Conv call of one eval forward pass, in order."""
     rec, hooks = [], [m.register_forward_hook(
                           lambda m, i, o, n=n: rec.append((n, m, tuple(i[0].shape[1:]), o[0].numel())))
                       for n, m in model.named_modules() if isinstance(m, _OPS)]
@@ -108,8 +108,8 @@ def frobenius_product(model:nn.Module,       # the classifier: (B, *x) → logit
                       input_shape,           # per-sample input shape, e.g. (1, 28, 28)
                       constants:bool=False   # multiply by the bound's constant 4^d
                      ) -> Tensor:
-    """Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv weights, × 4^d if `constants` (ℓ2 capacity, Sec.
-    2.2)."""
+    """Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv
+    weights, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."""
     ops = _forward_ops(_folded(model), tuple(input_shape))
     out = torch.stack([m.weight.detach().double().pow(2).sum() for _, m, _, _ in ops]).prod()
     return out * 4. ** len(ops) if constants else out
@@ -120,8 +120,8 @@ def spectral_product(model:nn.Module,       # the classifier: (B, *x) → logits
                      input_shape,           # per-sample input shape, e.g. (1, 28, 28)
                      constants:bool=False   # multiply by the bound's constant Π_i h_i
                     ) -> Tensor:
-    """Π_i ‖W_i‖₂² of the (BN-folded) model's operators on their input shapes, × Π_i h_i if `constants` (Sec.
-    2.2)."""
+    """Π_i ‖W_i‖₂² of the (BN-folded) model's operators on
+    their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."""
     ops = _forward_ops(_folded(model), tuple(input_shape))
     s = torch.tensor([operator_norm(m, shp) ** 2 for _, m, shp, _ in ops], dtype=torch.float64)
     h = torch.tensor([h for *_, h in ops], dtype=torch.float64)
@@ -173,8 +173,8 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
               p:float=2,        # the ℓp of the path norm (1 or 2 in the paper)
               bias:bool=True    # include the bias paths
              ) -> Tensor:
-    """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU net (BN folded) by one powered forward pass
-    (float64)."""
+    """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a
+    ReLU net (BN folded) by one powered forward pass (float64)."""
     if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
     m = _powered(model, p, bias)
     ones = torch.ones(1, *input_shape, dtype=torch.float64, device=model_device(m))
@@ -182,8 +182,8 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
 
 # %% ../nbs/06_measures.ipynb #a5585cf0
 def _path_norm_enumerate(Ws:list, bs:list, p:float) -> float:
-    """Reference ℓp path norm^p of a chain of dense layers W_i (out, in) with biases b_i (or None), by enumerating
-    paths."""
+    """Reference ℓp path norm^p of a chain of dense layers W_i
+    (out, in) with biases b_i (or None), by enumerating paths."""
     Ws, bs = [W.tolist() for W in Ws], [None if b is None else b.tolist() for b in bs]
     dims = [len(Ws[0][0])] + [len(W) for W in Ws]
     total = 0.
@@ -202,8 +202,8 @@ def _params(model:nn.Module) -> dict[str, Tensor]:
     return {n: p.detach() for n, p in model.named_parameters()}
 
 def _data_loss(model:nn.Module, params:dict, x:Tensor, y:Tensor, batch_size:int=1024, grad:bool=False):
-    """Mean cross-entropy of `model` with `params` on (x, y), batched, in eval mode; with its gradient w.r.t. params if
-    `grad`."""
+    """Mean cross-entropy of `model` with `params` on (x, y), batched,
+    in eval mode; with its gradient w.r.t. params if `grad`."""
     _check_model(model, x)
     names, loss, g = list(params), 0., None
     with preserved(model), torch.set_grad_enabled(grad):
@@ -221,8 +221,8 @@ def _data_loss(model:nn.Module, params:dict, x:Tensor, y:Tensor, batch_size:int=
 @measurement
 def sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float=5e-4, n_steps:int=10, step:float=0.5,
               batch_size:int=1024, seed:int=0, nu0:dict|None=None, relative:bool=True, return_nu:bool=False):
-    """ζ_α (eq. 4): max over |ν| ≤ α(|w|+1) of L(w+ν) − L(w), over 1 + L(w), by projected signed gradient
-    ascent."""
+    """ζ_α (eq. 4): max over |ν| ≤ α(|w|+1) of L(w+ν) −
+    L(w), over 1 + L(w), by projected signed gradient ascent."""
     check_batch(x)
     y = check_labels(y, len(x))
     w = {n: p.clone() for n, p in _params(model).items()}
@@ -285,8 +285,8 @@ def _sharpness_draws(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n:int, ba
 @measurement
 def expected_sharpness(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n_samples:int=10, batch_size:int=1024,
                        seed:int=0, return_se:bool=False):
-    """E_ν[L(w+ν)] − L(w), ν_i ~ N(0, σ_i²), σ_i = α(10|w_i|+1): mean of `n_samples` seeded draws (eq. 5), SE
-    if `return_se`."""
+    """E_ν[L(w+ν)] − L(w), ν_i ~ N(0, σ_i²), σ_i = α(10|w_i|+1):
+    mean of `n_samples` seeded draws (eq. 5), SE if `return_se`."""
     check_batch(x)
     y = check_labels(y, len(x))
     d = _sharpness_draws(model, x, y, alpha, n_samples, batch_size, seed)
@@ -347,8 +347,8 @@ def pac_bayes_alpha(model:nn.Module,       # the classifier: (B, *x) → logits 
                     batch_size:int=1024,   # samples per forward pass
                     seed:int=0             # seed of the draws (CPU: the same on every device)
                    ) -> dict:
-    """α whose expected sharpness is `target`, to a Monte Carlo SE ≤ `rtol`·target (adaptive draws); its KL; both
-    SEs."""
+    """α whose expected sharpness is `target`, to a Monte Carlo
+    SE ≤ `rtol`·target (adaptive draws); its KL; both SEs."""
     check_batch(x)
     y = check_labels(y, len(x))
     if target <= 0 or rtol <= 0: raise ValueError(f"target={target}, rtol={rtol}: both must be positive.")
@@ -390,8 +390,8 @@ def _is_output(h:Tensor, logits:Tensor) -> bool:
 @measurement
 def wei_ma_complexity(model:nn.Module, x:Tensor, y:Tensor, taps:Sequence[str]|None=None, batch_size:int=256,
                       return_terms:bool=False):
-    """Per-sample Σ_i ‖h_i‖ ‖∂γ/∂h_i‖ / γ (N,) at the taps (Wei & Ma 2019, Fig. 1); optionally the (N, T)
-    terms ‖h_i‖‖J_i‖."""
+    """Per-sample Σ_i ‖h_i‖ ‖∂γ/∂h_i‖ / γ (N,) at the taps (Wei
+    & Ma 2019, Fig. 1); optionally the (N, T) terms ‖h_i‖‖J_i‖."""
     check_batch(x)
     y = check_labels(y, len(x))
     _check_model(model, x)

@@ -38,8 +38,8 @@ def row_normalize(module:nn.Module) -> nn.Module:
 
 # %% ../nbs/11_models.ipynb #e5632ec3
 class RowNormLinear(nn.Linear):
-    """`nn.Linear` whose effective weight has unit-ℓ2 rows (eq. 45); the free parameter is
-    `parametrizations.weight.original`."""
+    """`nn.Linear` whose effective weight has unit-ℓ2 rows (eq.
+    45); the free parameter is `parametrizations.weight.original`."""
     def __init__(self, in_features:int, out_features:int, bias:bool=True):
         super().__init__(in_features, out_features, bias=bias)
         row_normalize(self)
@@ -48,8 +48,8 @@ class RowNormLinear(nn.Linear):
 _NORM_TYPES = (nn.BatchNorm1d, nn.BatchNorm2d, nn.GroupNorm, nn.LayerNorm)
 
 def _post_order(m:nn.Module, prefix:str=''):
-    """Yield `(name, module)` children-first: the order in which forward hooks fire when children run in registration
-    order."""
+    """Yield `(name, module)` children-first: the order in which
+    forward hooks fire when children run in registration order."""
     for n, c in m.named_children():
         p = f'{prefix}.{n}' if prefix else n
         yield from _post_order(c, p)
@@ -57,8 +57,8 @@ def _post_order(m:nn.Module, prefix:str=''):
 
 # %% ../nbs/11_models.ipynb #57138540
 def assign_taps(model:nn.Module, block_types:tuple=()) -> nn.Module:
-    """Set `model.tap_groups` ('preact', 'norm', 'block') and `model.taps` (firing order); blocks: `residual_block=True`
-    or `block_types`."""
+    """Set `model.tap_groups` ('preact', 'norm', 'block') and `model.taps`
+    (firing order); blocks: `residual_block=True` or `block_types`."""
     groups = {'preact': [], 'norm': [], 'block': []}
     for n, m in _post_order(model):
         if '.parametrizations.' in f'.{n}.': continue
@@ -82,8 +82,8 @@ def linear_layers(model:nn.Module) -> list[tuple[str, nn.Module]]:
 _ACTS = {'relu': nn.ReLU, 'tanh': nn.Tanh, 'sigmoid': nn.Sigmoid}
 
 class MLP(nn.Sequential):
-    """Fully connected net: flatten, (Linear, act) per hidden width, Linear to `n_classes` logits; optional eq. 45 row
-    norm."""
+    """Fully connected net: flatten, (Linear, act) per hidden width,
+    Linear to `n_classes` logits; optional eq. 45 row norm."""
     def __init__(self, in_features:int, widths:Sequence[int], n_classes:int, act:str='relu',
                  weight_norm:bool=False, bias:bool=True):
         if act not in _ACTS: raise ValueError(f"act must be one of {list(_ACTS)}, got {act!r}.")
@@ -122,8 +122,8 @@ class PaperCNN(nn.Sequential):
 
 # %% ../nbs/11_models.ipynb #7257c11a
 class AllCNNC(nn.Sequential):
-    """All-CNN-C (Springenberg et al. 2015) with BN after each of its 9 convs, global average pooling and an eq. 45
-    softmax layer."""
+    """All-CNN-C (Springenberg et al. 2015) with BN after each of its
+    9 convs, global average pooling and an eq. 45 softmax layer."""
     def __init__(self, in_channels:int=3, n_classes:int=10, bn:bool=True, widths:tuple=(96, 192)):
         a, b = widths  # (out, kernel, stride, padding) of the 9 convs
         spec = [(a,3,1,1), (a,3,1,1), (a,3,2,1), (b,3,1,1), (b,3,1,1), (b,3,2,1), (b,3,1,0), (b,1,1,0),
@@ -148,8 +148,8 @@ def _norm_layer(kind:str, c:int) -> nn.Module:
 
 # %% ../nbs/11_models.ipynb #29f74e44
 class PreActBlock(nn.Module):
-    """Pre-activation basic block: x + conv(act(norm(conv(act(norm(x)))))); 1x1-conv shortcut on the pre-activated x if
-    shapes change."""
+    """Pre-activation basic block: x + conv(act(norm(conv(act(norm(x))))));
+    1x1-conv shortcut on the pre-activated x if shapes change."""
     residual_block = True  # `assign_taps` makes the block (its output is the sum, eq. 53) a 'block' tap
     def __init__(self, c_in:int, c_out:int, stride:int=1, norm:str='bn', dropout:float=0., preact:bool=True):
         super().__init__()
@@ -250,8 +250,8 @@ MODELS = {'mlp': MLP, 'paper_cnn': PaperCNN, 'all_cnn_c': AllCNNC, 'preact_resne
           'wrn': WideResNet}
 
 def make_model(name:str, **kwargs) -> nn.Module:
-    """Build the model `name` of `MODELS` ('mlp', 'paper_cnn', 'all_cnn_c', 'preact_resnet18', 'vgg', 'wrn-<depth>-<k>',
-    ...)."""
+    """Build the model `name` of `MODELS` ('mlp', 'paper_cnn',
+    'all_cnn_c', 'preact_resnet18', 'vgg', 'wrn-<depth>-<k>', ...)."""
     key = name.lower().replace('-', '_')
     if key.startswith('wrn_'):
         parts = key.split('_')

@@ -621,8 +621,8 @@ def _propagate(model:nn.Module, x:Tensor, kinds:tuple, kw:dict, prefix:str='') -
 
 # %% ../nbs/02_operators.ipynb #ddbcb1ed
 def _block_bound(name:str, m:nn.Module, x:Tensor, kinds:tuple, kw:dict) -> tuple:
-    """Bound of a declared block branch(x) + shortcut(x): ‖branch‖ + ‖shortcut‖ (1 for the identity, eq. 54);
-    its rows."""
+    """Bound of a declared block branch(x) + shortcut(x): ‖branch‖
+    + ‖shortcut‖ (1 for the identity, eq. 54); its rows."""
     with torch.no_grad(): y, ref = m(x), m.branch(x) + (x if m.shortcut is None else m.shortcut(x))
     if not isinstance(y, Tensor) or not _close(y, ref):
         raise ValueError("it declares `branch` / `shortcut`, but its output is not branch(x) + shortcut(x)")
@@ -677,8 +677,8 @@ def norm_product(model:nn.Module,               # a chain model in eval mode (no
                  fold:bool=True,                # fold eval-mode batch norms first
                  **kw                           # passed to `operator_norm`
                 ) -> float:
-    """Π over a chain's operators of their `kind` norm: 'spectral' (γ3, eq. 36) or 'frobenius' (γ4, eq. 37); chains
-    only."""
+    """Π over a chain's operators of their `kind` norm: 'spectral'
+    (γ3, eq. 36) or 'frobenius' (γ4, eq. 37); chains only."""
     if kind not in _COLS: raise ValueError(f"kind must be one of {_COLS}, got {kind!r}.")
     _, rows, merges = _model_bounds(model, tuple(input_shape), (kind,) if norms is None else (), fold, **kw)
     if merges:

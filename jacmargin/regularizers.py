@@ -74,8 +74,8 @@ def _reuses_forward(model:nn.Module,        # the model the training forward ran
 
 def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|Callable='probs',
                 y:Tensor|None=None) -> tuple[Tensor, Tensor]:
-    """(xg, out (B, K)): the training forward when `x` requires grad and no batch norm couples samples, else
-    `model_graph`."""
+    """(xg, out (B, K)): the training forward when `x` requires
+    grad and no batch norm couples samples, else `model_graph`."""
     if _reuses_forward(model, logits, captured=x.requires_grad):
         with torch.enable_grad(): return x, model_output(logits, output, y)
     return model_graph(model, x, output, y)
@@ -124,8 +124,8 @@ def _adjoint(m:nn.Module, g:Tensor, in_shape, W:Tensor) -> Tensor:
     return torch.autograd.grad(m._conv_forward(z, W, None), z, g, create_graph=W.requires_grad or g.requires_grad)[0]
 
 def _weight_grad(m:nn.Module, g:Tensor, a:Tensor, W:Tensor) -> Tensor:
-    """∂⟨g, m(a)⟩/∂W (W's shape): the weight gradient of the affine layer `m` (weight W) for input `a`, output
-    gradient `g`."""
+    """∂⟨g, m(a)⟩/∂W (W's shape): the weight gradient of the
+    affine layer `m` (weight W) for input `a`, output gradient `g`."""
     g, a = g.to(W.dtype), a.to(W.dtype)
     if isinstance(m, nn.Linear): return g.flatten(0, -2).T @ a.flatten(0, -2)                # (out, in)
     nd = next(i for i, t in enumerate((nn.Conv1d, nn.Conv2d, nn.Conv3d), 1) if isinstance(m, t))
@@ -298,8 +298,8 @@ def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:d
 
 # %% ../nbs/05_regularizers.ipynb #9bf51988
 def _probs_frobenius_sq(lg:Tensor, vjp:Callable) -> Tensor:
-    """Exact ‖J(x_i)‖_F² (B,) of the softmax output from the logits lg (B, K) and their vᵀJ (P, B, K) → (P, B,
-    D)."""
+    """Exact ‖J(x_i)‖_F² (B,) of the softmax output from the
+    logits lg (B, K) and their vᵀJ (P, B, K) → (P, B, D)."""
     B, K = lg.shape
     p = lg.softmax(-1)
     S = torch.diag_embed(p) - p[:, :, None] * p[:, None, :]                   # (B, K, K) softmax Jacobian
@@ -339,8 +339,8 @@ class JacobianRegularizer(Regularizer):
 
 # %% ../nbs/05_regularizers.ipynb #b623d5f8
 class SpectralJacobianRegularizer(Regularizer):
-    """R_J (eq. 48): mean ‖J(x_i)‖₂² by power iteration warm-started per sample index; gradient via (uᵀJv)²,
-    u, v fixed."""
+    """R_J (eq. 48): mean ‖J(x_i)‖₂² by power iteration
+    warm-started per sample index; gradient via (uᵀJv)², u, v fixed."""
     needs_taps, needs_index = True, True
     def __init__(self, output:str|Callable='probs', n_iter:int=1, n_samples:int|None=None,
                  generator:torch.Generator|None=None):
@@ -392,8 +392,8 @@ class SpectralJacobianRegularizer(Regularizer):
 
 # %% ../nbs/05_regularizers.ipynb #685833d6
 class PerLayerJacobianRegularizer(Regularizer):
-    """Eq. 52: Σ_l mean_i ‖g^l W_l‖², g^l = ∂f_π(i)/∂ẑ^l detached (one extra backward), ×M for an unbiased
-    estimate."""
+    """Eq. 52: Σ_l mean_i ‖g^l W_l‖², g^l = ∂f_π(i)/∂ẑ^l
+    detached (one extra backward), ×M for an unbiased estimate."""
     needs_taps = True
     def __init__(self, taps:Sequence[str]|None=None, output:str|Callable='probs', method:str='one_hot',
                  unbiased:bool=True, generator:torch.Generator|None=None):
@@ -462,8 +462,8 @@ def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
 
 # %% ../nbs/05_regularizers.ipynb #f596f7d9
 class LargeMarginRegularizer(Regularizer):
-    """2016 eq. 26: mean_i ‖vᵀ/‖v‖ J_feat(x_i)‖₂, v a random classifier row per sample ('random') or summed
-    over rows ('all')."""
+    """2016 eq. 26: mean_i ‖vᵀ/‖v‖ J_feat(x_i)‖₂, v a random
+    classifier row per sample ('random') or summed over rows ('all')."""
     needs_taps = True
     def __init__(self, vectors:str='random', classifier:str|None=None, generator:torch.Generator|None=None):
         super().__init__()
@@ -500,8 +500,8 @@ def frobenius_penalty(model:nn.Module, classifier:str|None=None) -> Tensor:
 
 # %% ../nbs/05_regularizers.ipynb #39e782b4
 class WeightDecay(Regularizer):
-    """Σ_l ‖W_l‖_F² (no ½) over Linear/Conv weights ('all') or the classifier only ('classifier'); biases
-    optional."""
+    """Σ_l ‖W_l‖_F² (no ½) over Linear/Conv weights ('all')
+    or the classifier only ('classifier'); biases optional."""
     _TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
     def __init__(self, which:str='all', bias:bool=False, classifier:str|None=None):
         super().__init__()
