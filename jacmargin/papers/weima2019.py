@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 from ..experiment import results_frame, summarize, compare_table, run_protocol, pick_scale, write_results
-from ..runs import NetRun, net_run
+from ..runs import Run, run, reg_spec
 
 # %% auto #0
 __all__ = ['TABLE1_PAPER', 'TABLE1_SMOKE', 'TABLE1_PUBLISHED', 'EXPERIMENTS', 'Table1', 'table1']
@@ -27,8 +27,8 @@ class Table1:
     gamma: float = 0.2
     lam_grid: tuple = (1e-3, 1e-2, 1e-1)       # λ, chosen on the validation split (σ = 0.1 in WeiMaRegularizer)
     seeds: int = 1
-    run: NetRun = NetRun(dataset='cifar10', normalize='standard', model='wrn-16-8', n_train=50000, n_val=5000,
-                         batch_size=128, weight_decay=5e-4, reg='weima', n_stats=1000)
+    run: Run = Run(dataset='cifar10', normalize='standard', model='wrn-16-8', n_train=50000, n_val=5000,
+                   batch_size=128, weight_decay=5e-4, n_stats=1000, stats=('accuracy', 'score', 'jacobian'))
 
 TABLE1_PAPER = Table1()
 TABLE1_SMOKE = Table1(epochs=(1,), lam_grid=(1e-2,),
@@ -50,14 +50,14 @@ def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, d
            progress:bool=True, root=None) -> dict:
     "Run Table 1 (each setting without and, where the paper does, with the regularizer, λ chosen on validation); write table and figure."
     cfg = pick_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
-    fn, cache, recs, chosen = partial(net_run, device=device, root=root), Path(out) / 'cache', [], {}
+    fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     for name, lr, norm, aug, jr in cfg.settings:
         base = replace(cfg.run, model_kw=(('norm', norm),) + tuple(cfg.run.model_kw), augment=aug,
                        lr_pairs=_lr_pairs(lr, cfg.epochs, cfg.gamma))
-        for reg, grid in (('none', (0.,)),) + ((('weima', cfg.lam_grid),) if jr else ()):
-            p = run_protocol(fn, replace(base, reg=reg), 'factor', grid, range(cfg.seeds), cache, jobs, progress)
+        for reg, grid in (('none', [()]),) + ((('weima', [(reg_spec('weima', f),) for f in cfg.lam_grid]),) if jr else ()):
+            p = run_protocol(fn, base, 'regs', grid, range(cfg.seeds), cache, jobs, progress)
             recs += [{**r, 'setting': name, 'normalization': norm, 'jacobian_reg': reg == 'weima'} for r in p['test']]
-            if reg == 'weima': chosen[name] = p['chosen']
+            if reg == 'weima': chosen[name] = p['chosen'][0][1]
     df = results_frame(recs)
     for k in ('setting', 'normalization', 'jacobian_reg'): df[k] = [r[k] for r in recs]
     df['test_error'] = 100 - df.acc
