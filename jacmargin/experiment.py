@@ -73,21 +73,27 @@ class ResultCache:
         return json.loads(p.read_text()) if p.exists() else None
     def put(self, cfg, result:dict, meta:dict|None=None) -> dict:
         "Store `result` for `cfg` atomically; return the record."
-        rec = {'config': config_dict(cfg), 'config_class': type(cfg).__name__, 'result': result, 'meta': meta or run_meta()}
-        p = self.path(cfg); p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_suffix(f'.tmp{os.getpid()}'); tmp.write_text(json.dumps(rec, indent=1, default=_json_default)); tmp.replace(p)
+        rec = {'config': config_dict(cfg), 'config_class': type(cfg).__name__, 'result': result,
+               'meta': meta or run_meta()}
+        p = self.path(cfg)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_suffix(f'.tmp{os.getpid()}')
+        tmp.write_text(json.dumps(rec, indent=1, default=_json_default))
+        tmp.replace(p)
         return rec
     def records(self, cls:str|type|None=None) -> list[dict]:
         "Every stored record (of one config class, when given)."
         name = cls if isinstance(cls, (str, type(None))) else cls.__name__
-        dirs = [self.root / name] if name else [d for d in self.root.iterdir() if d.is_dir()] if self.root.exists() else []
+        dirs = ([self.root / name] if name else
+                [d for d in self.root.iterdir() if d.is_dir()] if self.root.exists() else [])
         return [json.loads(p.read_text()) for d in dirs for p in sorted(d.glob('*.json'))]
 
 def _json_default(o):
     if isinstance(o, np.generic): return o.item()
     if isinstance(o, (np.ndarray, torch.Tensor)): return o.tolist()
     if isinstance(o, Path): return str(o)
-    raise TypeError(f"Result field of type {type(o).__name__} is not JSON-serialisable: convert it to a number or list.")
+    raise TypeError(f"Result field of type {type(o).__name__} is not JSON-serialisable: "
+                    "convert it to a number or list.")
 
 # %% ../nbs/13_experiment.ipynb #50a71f85
 _WORKER = {}
@@ -97,7 +103,9 @@ def _init_worker(threads:int, counter=None):
     torch.set_num_threads(threads)
     os.environ['OMP_NUM_THREADS'] = str(threads)
     if counter is None: return
-    with counter.get_lock(): _WORKER['slot'] = counter.value; counter.value += 1
+    with counter.get_lock():
+        _WORKER['slot'] = counter.value
+        counter.value += 1
     if torch.cuda.is_available():
         _WORKER['gpu'] = _WORKER['slot'] % torch.cuda.device_count()
         torch.cuda.set_device(_WORKER['gpu'])                    # 'cuda' in this worker means that GPU
@@ -110,7 +118,8 @@ def _strings(o):
 
 def _timed(fn, cfg) -> tuple:
     "(result of `fn(cfg)` with its `seconds`, meta), the meta taken where the run ran: device, versions, data sources."
-    t = time.perf_counter(); res = fn(cfg)
+    t = time.perf_counter()
+    res = fn(cfg)
     if not isinstance(res, dict):
         raise TypeError(f"{getattr(fn, '__name__', fn)} must return a dict of results, got {type(res).__name__}.")
     names = set(_strings(config_dict(cfg)))
@@ -132,7 +141,8 @@ def _executor(executor:str|None, slurm:dict|None) -> tuple:
 
 @contextlib.contextmanager
 def grid_executor(executor:str='local', **slurm):
-    "Within the block, every `run_grid` call that names no executor uses this one: 'local', 'slurm' (with `slurm` options)"
+    """Within the block, every `run_grid` call that names no executor
+    uses this one: 'local', 'slurm' (with `slurm` options)"""
     " or 'cache' (read the cache only: a missing run is an error, nothing trains)."
     tok = _GRID_EXECUTOR.set(_executor(executor, slurm))
     try: yield
@@ -142,21 +152,28 @@ def grid_executor(executor:str='local', **slurm):
 def _run_local(fn, todo:list, cache:ResultCache, jobs:int, threads:int|None, bar):
     "Run `todo` in this process (`jobs` ≤ 1) or in `jobs` spawned worker processes; store each result as it comes."
     if jobs <= 1 or len(todo) <= 1:
-        for c in todo: cache.put(c, *_timed(fn, c)); bar.update()
+        for c in todo:
+            cache.put(c, *_timed(fn, c))
+            bar.update()
         return
     threads, ctx = threads or max(1, (os.cpu_count() or 1) // jobs), get_context('spawn')
     counter = ctx.Value('i', 0)                     # worker k runs on GPU k mod #GPUs: jobs share and spread over GPUs
     with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads, counter)) as ex:
         futs = {ex.submit(_timed, fn, c): c for c in todo}
-        for f in as_completed(futs): cache.put(futs[f], *f.result()); bar.update()
+        for f in as_completed(futs):
+            cache.put(futs[f], *f.result())
+            bar.update()
 
 def run_grid(fn:Callable[[Any], dict], cfgs:Iterable, cache:ResultCache|str|Path, jobs:int=1,
              threads:int|None=None, progress:bool=True, executor:str|None=None, slurm:dict|None=None) -> list[dict]:
-    "Run `fn` on every config of `cfgs` missing from `cache` (here, in `jobs` processes, or one SLURM job each); return all records."
+    """Run `fn` on every config of `cfgs` missing from `cache` (here,
+    in `jobs` processes, or one SLURM job each); return all records."""
     cache = cache if isinstance(cache, ResultCache) else ResultCache(cache)
     executor, slurm = _executor(executor, slurm)
-    cfgs = list(dict.fromkeys(cfgs)); todo = [c for c in cfgs if c not in cache]
-    bar = progress_bar(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached", disable=not progress or not todo)
+    cfgs = list(dict.fromkeys(cfgs))
+    todo = [c for c in cfgs if c not in cache]
+    bar = progress_bar(total=len(todo), desc=f"{len(cfgs) - len(todo)}/{len(cfgs)} cached",
+                       disable=not progress or not todo)
     if executor == 'cache' and todo:
         raise UserInputError(f"{len(todo)} of {len(cfgs)} runs are not in the cache {cache.root} (executor='cache' "
                              "trains nothing). Fix: run the grid with the local or SLURM executor.")
@@ -185,21 +202,25 @@ _SLURM_NAMES = {'partition': 'slurm_partition', 'time': 'timeout_min', 'gpus': '
 def check_slurm(cluster:str='slurm'):
     "Refuse, with the fix, where SLURM jobs cannot be submitted: submitit not installed, or no `sbatch` command here."
     if importlib.util.find_spec('submitit') is None:
-        raise UserInputError("the SLURM executor needs submitit. Fix: pip install \"jacmargin[slurm]\" (or pip install submitit).")
+        raise UserInputError("the SLURM executor needs submitit. "
+                             "Fix: pip install \"jacmargin[slurm]\" (or pip install submitit).")
     if cluster == 'slurm' and shutil.which('sbatch') is None:
         raise UserInputError("the SLURM executor: no `sbatch` command here. Fix: run on the cluster's login node, "
                              "or use the local executor.")
 
 def slurm_executor(folder, cluster:str='slurm', **opts):
-    "A submitit executor logging to `folder`; `opts` in our names (partition, time [min], gpus, cpus, mem_gb, ...) or submitit's."
+    """A submitit executor logging to `folder`; `opts` in our names
+    (partition, time [min], gpus, cpus, mem_gb, ...) or submitit's."""
     check_slurm(cluster)
     import submitit
     ex = submitit.AutoExecutor(folder=folder, cluster=cluster)
-    ex.update_parameters(**{'timeout_min': 60, 'name': 'jacmargin', **{_SLURM_NAMES.get(k, k): v for k, v in opts.items()}})
+    ex.update_parameters(**{'timeout_min': 60, 'name': 'jacmargin',
+                            **{_SLURM_NAMES.get(k, k): v for k, v in opts.items()}})
     return ex
 
 def _cached_run(fn, cfg, root:str) -> tuple:
-    "One run inside a cluster job: `_timed(fn, cfg)`, also stored by the job in the cache at `root` (a shared file system)."
+    """One run inside a cluster job: `_timed(fn, cfg)`, also stored
+    by the job in the cache at `root` (a shared file system)."""
     res, meta = _timed(fn, cfg)
     ResultCache(root).put(cfg, res, meta)
     return res, meta
@@ -207,7 +228,8 @@ def _cached_run(fn, cfg, root:str) -> tuple:
 def _run_slurm(fn, todo:list, cache:ResultCache, opts:dict, bar):
     "Submit one job per config of `todo` (one job array); store each result as its job finishes."
     from submitit.helpers import as_completed as jobs_completed
-    opts = dict(opts); ex = slurm_executor(opts.pop('folder', cache.root / 'slurm'), **opts)
+    opts = dict(opts)
+    ex = slurm_executor(opts.pop('folder', cache.root / 'slurm'), **opts)
     with ex.batch(): jobs = [ex.submit(_cached_run, fn, c, str(cache.root)) for c in todo]
     cfg_of = {id(j): c for j, c in zip(jobs, todo)}
     for job in jobs_completed(jobs, poll_frequency=1):     # submitit's watcher rate-limits the sacct calls
@@ -223,7 +245,8 @@ def _reg_columns(c:dict) -> dict:
     return {'reg': r[0][0] if r else 'none', 'factor': r[0][1] if r else 0.}
 
 def results_frame(records:Iterable[dict]) -> pd.DataFrame:
-    "One row per record: config fields (`regs` also as `reg` / `factor`), then result fields (dicts flattened with '.')."
+    """One row per record: config fields (`regs` also as `reg` /
+    `factor`), then result fields (dicts flattened with '.')."""
     rows = [{**r['config'], **_reg_columns(r['config']), **pd.json_normalize(r['result'], sep='.').iloc[0].to_dict()}
             for r in records if r]
     return pd.DataFrame(rows)
@@ -233,7 +256,8 @@ def summarize(df:pd.DataFrame, by:Sequence[str], values:Sequence[str], fmt:str='
     "Mean ± std (and the number of runs) of `values` grouped by `by`."
     g = df.groupby(list(by), sort=True)[list(values)]
     m, s, n = g.mean(), g.std(ddof=1).fillna(0), g.size()
-    out = pd.DataFrame({v: [f"{fmt.format(a)} ± {fmt.format(b)}" for a, b in zip(m[v], s[v])] for v in values}, index=m.index)
+    out = pd.DataFrame({v: [f"{fmt.format(a)} ± {fmt.format(b)}" for a, b in zip(m[v], s[v])] for v in values},
+                       index=m.index)
     out['runs'] = n
     return out
 
@@ -241,7 +265,8 @@ def summarize(df:pd.DataFrame, by:Sequence[str], values:Sequence[str], fmt:str='
 OFFICIAL_TRAIN_SIZES = {'mnist': 60000, 'fashion_mnist': 60000, 'cifar10': 50000}   # official training-set sizes
 
 def _selection_split(base) -> tuple:
-    "(config the factor is chosen with, config the test runs use): a smaller training set where no validation split is left."
+    """(config the factor is chosen with, config the test runs use):
+    a smaller training set where no validation split is left."""
     pool = OFFICIAL_TRAIN_SIZES.get(getattr(base, 'dataset', None))
     if pool and base.n_train + base.n_val > pool:
         return dataclasses.replace(base, n_train=pool - base.n_val), dataclasses.replace(base, n_val=0)
@@ -251,7 +276,8 @@ def run_protocol(fn:Callable, base, param:str, grid:Sequence, seeds:Sequence[int
                  progress:bool=True, metric:str='acc') -> dict:
     "Choose `param` from `grid` on the validation split, then test the chosen value over `seeds`."
     for f in (param, 'split', 'seed'):
-        if not hasattr(base, f): raise UserInputError(f"{type(base).__name__} has no field `{f}` needed by the protocol.")
+        if not hasattr(base, f):
+            raise UserInputError(f"{type(base).__name__} has no field `{f}` needed by the protocol.")
     sel, test_base = _selection_split(base)
     if len(grid) == 1: best, val = grid[0], {}
     else:
@@ -259,7 +285,8 @@ def run_protocol(fn:Callable, base, param:str, grid:Sequence, seeds:Sequence[int
         val = {str(v): r['result'][metric] for v, r in zip(grid, run_grid(fn, runs, cache, jobs, progress=progress))}
         best = grid[int(np.argmax(list(val.values())))]
     runs = [dataclasses.replace(test_base, **{param: best}, split='test', seed=s) for s in seeds]
-    return {'param': param, 'chosen': best, 'validation': val, 'test': run_grid(fn, runs, cache, jobs, progress=progress)}
+    return {'param': param, 'chosen': best, 'validation': val,
+            'test': run_grid(fn, runs, cache, jobs, progress=progress)}
 
 # %% ../nbs/13_experiment.ipynb #c1783b8f
 def compare_table(ours:pd.DataFrame, published:pd.DataFrame, on:Sequence[str], cols:Sequence[str]) -> pd.DataFrame:
@@ -272,13 +299,15 @@ def compare_table(ours:pd.DataFrame, published:pd.DataFrame, on:Sequence[str], c
 def markdown_table(df:pd.DataFrame) -> str:
     "A GitHub markdown table of `df` (no extra dependency)."
     cols = [str(c) for c in df.columns]
-    rows = [' | '.join(cols), ' | '.join('---' for _ in cols)] + [' | '.join(str(v) for v in r) for r in df.itertuples(index=False)]
+    rows = ([' | '.join(cols), ' | '.join('---' for _ in cols)] +
+            [' | '.join(str(v) for v in r) for r in df.itertuples(index=False)])
     return '\n'.join(f"| {r} |" for r in rows)
 
 # %% ../nbs/13_experiment.ipynb #69a13072
 def save_figure(fig, stem, formats:Sequence[str]=('png', 'svg'), dpi:int=120) -> list[Path]:
     "Save `fig` as `stem.png` and `stem.svg` (parents created); return the paths."
-    stem = Path(stem); stem.parent.mkdir(parents=True, exist_ok=True)
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_suffix(f'.{f}') for f in formats]
     for p in paths: fig.savefig(p, dpi=dpi, bbox_inches='tight')
     return paths
@@ -365,8 +394,10 @@ def write_results(out, name:str, records:list, table:pd.DataFrame, fig, scale:st
     "Write runs.csv, runs.json, table.csv, table.md and the figure of an experiment into `out/name`, with provenance."
     scale = scale or _INVOCATION.pop('scale', None)
     prov = provenance(records, name, scale)
-    d = Path(out) / name; d.mkdir(parents=True, exist_ok=True)
-    save_csv(results_frame(records), d / 'runs.csv'); save_csv(table, d / 'table.csv')
+    d = Path(out) / name
+    d.mkdir(parents=True, exist_ok=True)
+    save_csv(results_frame(records), d / 'runs.csv')
+    save_csv(table, d / 'table.csv')
     (d / 'runs.json').write_text(json.dumps({'provenance': prov, 'runs': records}, indent=1, default=_json_default))
     md = (SMOKE_NOTE if scale == 'smoke' else '') + markdown_table(table) + '\n\n' + provenance_markdown(prov)
     (d / 'table.md').write_text(md)
