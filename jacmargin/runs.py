@@ -59,7 +59,8 @@ class Run:
     stats: tuple = ('accuracy', 'jacobian')   # keys of `STATS`, recorded after training
     n_stats: int = 1000             # samples for the Jacobian statistics (0: all)
     measures: tuple = ()            # stats 'measures': keys of `measures.MEASURES`
-    measure_kw: tuple = ()          # ((option, value), ...) for `compute_measures`; 'pac_alphas' adds the PAC-Bayes curve
+    # ((option, value), ...) for `compute_measures`; 'pac_alphas' adds the PAC-Bayes curve
+    measure_kw: tuple = ()
     seed: int = 0
 
 # %% ../nbs/15_runs.ipynb #ee312855
@@ -98,9 +99,10 @@ def generated_dataset(name:str, n_train:int, n_test:int, seed:int=0) -> tuple:
 def _folder(root, name:str, split:str) -> Path:
     d = data_root(root) / name / split
     if not d.is_dir():
-        raise DatasetNotFoundError(f"{d} not found. Put the {name} images in class folders {d.parent}/train/<class>/*.JPEG "
-                                   f"and {d.parent}/val/<class>/*.JPEG (ILSVRC2012: sort the validation images into their "
-                                   "synset folders), then pass root= or set $JACMARGIN_DATA.")
+        raise DatasetNotFoundError(f"{d} not found. Put the {name} images in class folders "
+                                   f"{d.parent}/train/<class>/*.JPEG and {d.parent}/val/<class>/*.JPEG (ILSVRC2012: "
+                                   "sort the validation images into their synset folders), then pass root= or set "
+                                   "$JACMARGIN_DATA.")
     return d
 
 def _labels(ds) -> torch.Tensor:
@@ -188,7 +190,8 @@ def run_regularizers(cfg:Run, n_classes:int) -> list:
         if name not in REGULARIZERS:
             raise UserInputError(f"Unknown regularizer {name!r}: choose from {', '.join(REGULARIZERS)}.")
         opts = dict(opts)
-        if name == 'lm' and opts.get('vectors') == 'sampled':    # one random vᵣ scaled by C: E[C‖vᵣᵀJ‖] = Σ_c ‖v_cᵀJ‖
+        if name == 'lm' and opts.get('vectors') == 'sampled':
+            # one random vᵣ scaled by C: E[C‖vᵣᵀJ‖] = Σ_c ‖v_cᵀJ‖
             opts['vectors'], f = 'random', f * n_classes
         if f != 0: out.append((make_regularizer(name, **opts), float(f)))
     return out
@@ -203,8 +206,10 @@ def _standardise(x, stats=_IMAGENET_STATS):  # (B, 3, H, W)
 def _random_crop(x, size:int, g):  # (B, C, H, W) -> (B, C, size, size), one offset per image
     B, C, H, W = x.shape
     oy, ox = (torch.randint(0, n - size + 1, (B,), generator=g).to(x.device) for n in (H, W))
-    r, c = oy[:, None] + torch.arange(size, device=x.device), ox[:, None] + torch.arange(size, device=x.device)  # (B, size)
-    return x[torch.arange(B, device=x.device)[:, None, None], :, r[:, :, None], c[:, None, :]].permute(0, 3, 1, 2).contiguous()
+    r, c = (oy[:, None] + torch.arange(size, device=x.device),
+            ox[:, None] + torch.arange(size, device=x.device))  # (B, size)
+    return (x[torch.arange(B, device=x.device)[:, None, None], :, r[:, :, None], c[:, None, :]]
+            .permute(0, 3, 1, 2).contiguous())
 
 def _centre_crop(x, size:int):  # (B, C, H, W) -> (B, C, size, size)
     t, l = (x.shape[2] - size) // 2, (x.shape[3] - size) // 2
@@ -223,7 +228,8 @@ def batch_transforms(cfg:Run) -> tuple:
     if cfg.augment == 'crop_flip': return (lambda x: std(augment_crop_flip(x, generator=g))), std
     if cfg.augment == 'crop_color':
         if not cfg.crop_size: raise UserInputError("augment='crop_color' needs crop_size > 0 (the paper: 112 of 128).")
-        return (lambda x: std(_colour(_random_crop(x, cfg.crop_size, g), g))), (lambda x: std(_centre_crop(x, cfg.crop_size)))
+        return ((lambda x: std(_colour(_random_crop(x, cfg.crop_size, g), g))),
+                (lambda x: std(_centre_crop(x, cfg.crop_size))))
     raise UserInputError(f"augment={cfg.augment!r}: use 'none', 'crop_flip' or 'crop_color'.")
 
 class MappedLoader:
@@ -233,7 +239,8 @@ class MappedLoader:
     def __iter__(self): return ((self.fn(x), y) for x, y in self.loader)
 
 def batch_loader(ds, bs:int, shuffle:bool, seed:int, fn, device):
-    "Batches of `ds` on `device` with `fn` applied to x: a `TensorLoader` for arrays, a mapped `make_loader` for folders."
+    """Batches of `ds` on `device` with `fn` applied to x: a
+    `TensorLoader` for arrays, a mapped `make_loader` for folders."""
     if isinstance(ds, ArrayDataset): return TensorLoader(ds.to(device), bs, shuffle=shuffle, seed=seed, transform=fn)
     move = (lambda x: x.to(device)) if fn is None else (lambda x: fn(x.to(device)))
     return MappedLoader(make_loader(ds, bs, shuffle=shuffle, seed=seed), move)
@@ -255,7 +262,8 @@ def _first(dl, n:int) -> torch.Tensor:
     "The first `n` inputs (0: all) of an unshuffled loader."
     xs, k = [], 0
     for x, _ in dl:
-        xs.append(x); k += len(x)
+        xs.append(x)
+        k += len(x)
         if n and k >= n: break
     return torch.cat(xs)[:n or None]
 
@@ -287,10 +295,12 @@ def _jacobian(model, data:dict, cfg:Run, fit:dict) -> dict:
 
 def _score(model, data:dict, cfg:Run, fit:dict) -> dict:
     "Smallest and mean score (eq. 33) on the training and evaluation sets."
-    return {f'{k}_{s}': v for k in ('train', 'eval') for s, v in _scores(model, _loader(data, k, fit['device'])).items()}
+    return {f'{k}_{s}': v for k in ('train', 'eval')
+            for s, v in _scores(model, _loader(data, k, fit['device'])).items()}
 
 def _measures(model, data:dict, cfg:Run, fit:dict) -> dict:
-    "`compute_measures` (`cfg.measures`) on the measure set, the errors (%) and, with 'pac_alphas', the PAC-Bayes curve."
+    """`compute_measures` (`cfg.measures`) on the measure set, the
+    errors (%) and, with 'pac_alphas', the PAC-Bayes curve."""
     kw, S, dev = dict(cfg.measure_kw), data['measure'], fit['device']
     alphas = kw.pop('pac_alphas', None)
     x, y = S.x.to(dev), S.y.to(dev)
@@ -362,12 +372,14 @@ def _tuples(v):
 
 # %% ../nbs/15_runs.ipynb #f7a93873
 _SAME = ('dataset', 'normalize', 'image_size', 'pca_dim', 'n_train', 'n_val', 'n_test', 'label_noise', 'split',
-         'model', 'model_kw', 'loss', 'batch_size', 'momentum', 'weight_decay', 'augment', 'crop_size', 'n_stats', 'seed')
+         'model', 'model_kw', 'loss', 'batch_size', 'momentum', 'weight_decay', 'augment', 'crop_size', 'n_stats',
+         'seed')
 _OLD_STATS = {'TrainRun': ('accuracy', 'jacobian'), 'NetRun': ('accuracy', 'score', 'jacobian'), 'LMRun': ('accuracy',)}
 
 def run_from_config(cls:str, c:dict) -> Run:
     "The `Run` equal to an old `TrainRun` / `NetRun` / `LMRun` config (its `config` dict in a cache record)."
-    if cls not in _OLD_STATS: raise UserInputError(f"No translation for {cls!r} configs: {', '.join(_OLD_STATS)} have one.")
+    if cls not in _OLD_STATS:
+        raise UserInputError(f"No translation for {cls!r} configs: {', '.join(_OLD_STATS)} have one.")
     if cls == 'TrainRun': pairs = step_lr_pairs(c['lr'], c['step_epochs'], c['epochs'])
     else: pairs = _tuples(c['lr_pairs' if cls == 'NetRun' else 'schedule'])
     kw = {k: _tuples(c[k]) for k in _SAME if k in c}
@@ -397,25 +409,34 @@ def _sync(device):
     if torch.device(device).type == 'cuda': torch.cuda.synchronize(device)
 
 def train_step(model, opt, x, y, reg=None, factor:float=1e-3):
-    "A closure doing one training step: forward (with the regularizer's taps), cross-entropy + factor·reg, backward, `opt.step()`."
+    """A closure doing one training step: forward (with the regularizer's
+    taps), cross-entropy + factor·reg, backward, `opt.step()`."""
     idx = torch.arange(len(x), device=x.device)
     def step():
         with regularized_forward(model, x, [] if reg is None else [reg]) as xb: logits = model(xb)
         loss = cross_entropy(logits, y)
         if reg is not None: loss = loss + factor * penalty(reg, model, xb, y, logits, idx)
-        opt.zero_grad(set_to_none=True); loss.backward(); opt.step()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
     return step
 
 # %% ../nbs/15_runs.ipynb #e822187e
 def step_times(steps:dict, reps:int=25, warmup:int=2, device='cpu') -> pd.DataFrame:
-    "Median time of each step closure over `reps` round-robin rounds, its ratio to the first ('plain') and the median per-round ratio."
+    """Median time of each step closure over `reps` round-robin rounds,
+    its ratio to the first ('plain') and the median per-round ratio."""
     for s in steps.values():
         for _ in range(warmup): s()
     times = {k: [] for k in steps}
     for _ in range(reps):
         for k, s in steps.items():
-            _sync(device); t = time.perf_counter(); s(); _sync(device); times[k].append(time.perf_counter() - t)
-    base = list(steps)[0]; b = statistics.median(times[base])
+            _sync(device)
+            t = time.perf_counter()
+            s()
+            _sync(device)
+            times[k].append(time.perf_counter() - t)
+    base = list(steps)[0]
+    b = statistics.median(times[base])
     return pd.DataFrame([{'case': k, 'ms': 1e3 * statistics.median(ts), 'x_plain': statistics.median(ts) / b,
                           'x_plain_per_round': statistics.median(t / p for t, p in zip(ts, times[base]))}
                          for k, ts in times.items()])
