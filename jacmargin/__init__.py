@@ -32,14 +32,16 @@ from .experiment import run_grid
 import sys as _sys, types as _types
 
 class _CallableModule(_types.ModuleType):
-    "The module `jacmargin.jacobian`, callable as its function `jacobian`: `jm.jacobian(model, x)`, and `jm.jacobian.model_graph`."
+    """The module `jacmargin.jacobian`, callable as its function
+    `jacobian`: `jm.jacobian(model, x)`, and `jm.jacobian.model_graph`."""
     def __call__(self, *args, **kwargs): return self.jacobian(*args, **kwargs)
 
 _sys.modules['jacmargin.jacobian'].__class__ = _CallableModule
 
 # %% ../nbs/16_api.ipynb #a026d38d
 _all_ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precision',
-         'jacobian', 'jacobian_frobenius_sq', 'jacobian_spectral_norm', 'operator_norm', 'fold_batchnorm', 'lipschitz_bound',
+         'jacobian', 'jacobian_frobenius_sq', 'jacobian_spectral_norm', 'operator_norm',
+         'fold_batchnorm', 'lipschitz_bound',
          'score', 'output_margin', 'input_margin', 'margin_lower_bounds',
          'JacobianRegularizer', 'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer',
          'WeiMaRegularizer', 'WeightDecay', 'multiclass_hinge_loss', 'compute_measures', 'jacobian_stats', 'MEASURES',
