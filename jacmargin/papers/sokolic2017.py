@@ -73,19 +73,23 @@ def _factors(chosen:dict, sizes) -> list:
 
 def table2(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            sizes:tuple|None=None, progress:bool=True, root=None) -> dict:
-    "Run Table II (validation protocol, then `seeds` test runs per method and size); write tables and a figure to `out`."
+    """Run Table II (validation protocol, then `seeds` test runs
+    per method and size); write tables and a figure to `out`."""
     cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     recs, chosen = _table2_protocol(cfg, partial(run, device=device, root=root), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
     ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
-    table = compare_table(ours.reset_index(), TABLE2_PUBLISHED[TABLE2_PUBLISHED.n_train.isin(cfg.sizes)], ['n_train'], ['wd', 'jr'])
+    table = compare_table(ours.reset_index(), TABLE2_PUBLISHED[TABLE2_PUBLISHED.n_train.isin(cfg.sizes)], ['n_train'],
+                          ['wd', 'jr'])
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
     return {**write_results(out, 'sokolic2017-table2', recs, table, _plot_table2(df, TABLE2_PUBLISHED)), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #b5de3ff5
-def _plot_table2(df:pd.DataFrame, published:pd.DataFrame|None, title:str='Sokolić et al. 2017, Table II (MNIST CNN)', by:str|None=None):
-    "Test accuracy vs training-set size, one panel per value of `by`: ours (mean ± std over seeds), the published values dashed."
+def _plot_table2(df:pd.DataFrame, published:pd.DataFrame|None, title:str='Sokolić et al. 2017, Table II (MNIST CNN)',
+                 by:str|None=None):
+    """Test accuracy vs training-set size, one panel per value of `by`:
+    ours (mean ± std over seeds), the published values dashed."""
     groups = [(None, df)] if by is None else list(df.groupby(by, sort=False))
     fig, axs = plt.subplots(1, len(groups), figsize=(5 * len(groups), 3.2), squeeze=False)
     for ax, (key, d) in zip(axs[0], groups):
@@ -93,24 +97,31 @@ def _plot_table2(df:pd.DataFrame, published:pd.DataFrame|None, title:str='Sokoli
         if pub is not None and by is not None: pub = pub[pub[by] == key]
         for reg, c, lab in (('wd', 'tab:gray', 'weight decay'), ('jr', 'tab:blue', 'Jacobian reg.')):
             g = d[d.reg == reg].groupby('n_train').acc
-            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=c, label=f"{lab} (ours)", capsize=3)
-            if pub is not None and len(pub): ax.plot(pub.n_train, pub[reg], ls='--', marker='x', color=c, alpha=.7, label=f"{lab} (paper)")
-        ax.set_xscale('log'); ax.set_xlabel('training samples'); ax.set_ylabel('test accuracy [%]')
-        ax.set_title(title if key is None else f"{title}: {key}", fontsize=9); ax.legend(fontsize=7)
+            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=c, label=f"{lab} (ours)",
+                        capsize=3)
+            if pub is not None and len(pub):
+                ax.plot(pub.n_train, pub[reg], ls='--', marker='x', color=c, alpha=.7, label=f"{lab} (paper)")
+        ax.set_xscale('log')
+        ax.set_xlabel('training samples')
+        ax.set_ylabel('test accuracy [%]')
+        ax.set_title(title if key is None else f"{title}: {key}", fontsize=9)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
 # %% ../../nbs/20_sokolic2017.ipynb #a5ae70d2
 TABLE2_LARED = replace(TABLE2_PAPER, sizes=(2000, 5000, 10000, 50000),
                        run=replace(Table2.run, dataset='lared', model_kw=(('padding', 'valid'), ('input_size', 32))))
-TABLE2_LARED_SMOKE = replace(TABLE2_SMOKE, sizes=(30,), run=replace(TABLE2_SMOKE.run, dataset='lared', n_val=12, n_test=0,
-                                                                   model_kw=TABLE2_LARED.run.model_kw, batch_size=10))
+TABLE2_LARED_SMOKE = replace(TABLE2_SMOKE, sizes=(30,),
+                             run=replace(TABLE2_SMOKE.run, dataset='lared', n_val=12, n_test=0,
+                                         model_kw=TABLE2_LARED.run.model_kw, batch_size=10))
 TABLE2_FASHION = replace(TABLE2_LARED, run=replace(Table2.run, dataset='fashion_mnist'))
 TABLE2_FASHION_SMOKE = replace(TABLE2_SMOKE, run=replace(TABLE2_SMOKE.run, dataset='fashion_mnist'))
 
 TABLE2_PUBLISHED_LARED = pd.DataFrame({
     'test_set': ['same subjects'] * 4 + ['other subjects'] * 4, 'n_train': [2000, 5000, 10000, 50000] * 2,
-    'wd': [61.40, 76.59, 87.01, 97.18, 31.53, 38.11, 41.18, 45.12], 'jr': [63.56, 79.14, 88.24, 97.54, 32.62, 39.62, 42.85, 46.78]})
+    'wd': [61.40, 76.59, 87.01, 97.18, 31.53, 38.11, 41.18, 45.12],
+    'jr': [63.56, 79.14, 88.24, 97.54, 32.62, 39.62, 42.85, 46.78]})
 _TEST_SETS = {'lared': 'same subjects', 'lared_cross': 'other subjects'}
 
 # %% ../../nbs/20_sokolic2017.ipynb #7bef86e9
@@ -119,7 +130,8 @@ def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:in
     "Table II on LaRED: the protocol on the same-subject test set, the chosen factors retested on the other subjects."
     cfg = pick_scale(cfg, scale, TABLE2_LARED, TABLE2_LARED_SMOKE)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
-    if cfg.run.dataset != 'lared': raise UserInputError(f"table2_lared needs run.dataset='lared', got {cfg.run.dataset!r}.")
+    if cfg.run.dataset != 'lared':
+        raise UserInputError(f"table2_lared needs run.dataset='lared', got {cfg.run.dataset!r}.")
     fn, cache = partial(run, device=device, root=root), Path(out) / 'cache'
     recs, chosen = _table2_protocol(cfg, fn, cache, jobs, progress)
     cross = [replace(cfg.run, dataset='lared_cross', n_train=n, regs=(_spec(cfg, reg, f),), split='test', seed=s)
@@ -130,7 +142,9 @@ def table2_lared(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:in
     ours = ours.pivot(index=['test_set', 'n_train'], columns='reg', values='acc').reset_index()
     pub = TABLE2_PUBLISHED_LARED[TABLE2_PUBLISHED_LARED.n_train.isin(cfg.sizes)]
     table = compare_table(ours, pub, ['test_set', 'n_train'], ['wd', 'jr'])
-    table = table.sort_values(['test_set', 'n_train'], key=lambda s: s.map({'same subjects': 0, 'other subjects': 1}) if s.name == 'test_set' else s).reset_index(drop=True)
+    table = table.sort_values(['test_set', 'n_train'],
+                              key=lambda s: (s.map({'same subjects': 0, 'other subjects': 1})
+                                             if s.name == 'test_set' else s)).reset_index(drop=True)
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
     fig = _plot_table2(df, TABLE2_PUBLISHED_LARED, 'Table II, LaRED', by='test_set')
     return {**write_results(out, 'sokolic2017-table2-lared', recs, table, fig), 'runs': df}
@@ -143,7 +157,8 @@ def table2_fashion(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     recs, chosen = _table2_protocol(cfg, partial(run, device=device, root=root), Path(out) / 'cache', jobs, progress)
     df = results_frame(recs)
     ours = summarize(df, ['n_train', 'reg'], ['acc']).reset_index().pivot(index='n_train', columns='reg', values='acc')
-    table = ours.reset_index().rename(columns={'wd': 'wd (ours)', 'jr': 'jr (ours)'})[['n_train', 'wd (ours)', 'jr (ours)']].rename_axis(columns=None)
+    table = (ours.reset_index().rename(columns={'wd': 'wd (ours)', 'jr': 'jr (ours)'})
+             [['n_train', 'wd (ours)', 'jr (ours)']].rename_axis(columns=None))
     table['factors (wd, jr)'] = _factors(chosen, table.n_train)
     fig = _plot_table2(df, None, f'Table II protocol on {cfg.run.dataset}')
     return {**write_results(out, 'sokolic2017-table2-fashion', recs, table, fig), 'runs': df}
@@ -153,7 +168,8 @@ _IN_DIM = {'mnist': 784, 'fashion_mnist': 784, 'cifar10': 3072}          # input
 
 @dataclass(frozen=True)
 class Fig3:
-    "Sokolić et al. 2017, Fig. 3: FC nets of 2, 3, 4 layers, weight decay vs Jacobian regularization, by training-set size."
+    """Sokolić et al. 2017, Fig. 3: FC nets of 2, 3, 4 layers, weight
+    decay vs Jacobian regularization, by training-set size."""
     sizes: tuple = (('mnist', (5000, 20000, 50000)), ('cifar10', (5000, 20000, 50000)))
     layers: tuple = (2, 3, 4)
     width: int = 0                          # 0: the input dimension, as in the paper
@@ -176,7 +192,8 @@ def _layers(df:pd.DataFrame) -> pd.Series:
 def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True, root=None) -> dict:
     "Run Fig. 3 (validation protocol per dataset, depth, size and regularizer); write the table and figure to `out`."
-    cfg = pick_scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     for ds, sizes in cfg.sizes:
         for L in cfg.layers:
@@ -188,7 +205,8 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
                     p = run_protocol(fn, base, 'regs', specs, range(cfg.seeds), cache, jobs, progress)
                     chosen[(ds, L, n, reg)] = p['chosen'][0][1]
                     recs += p['test']
-    df = results_frame(recs); df['layers'] = _layers(df)
+    df = results_frame(recs)
+    df['layers'] = _layers(df)
     t = summarize(df, ['dataset', 'layers', 'n_train', 'reg'], ['acc']).reset_index()
     table = t.pivot(index=['dataset', 'layers', 'n_train'], columns='reg', values='acc').reset_index()
     table['factors (wd, jr)'] = [f"{chosen[(d, L, n, 'wd')]}, {chosen[(d, L, n, 'jr')]}" for d, L, n in
@@ -197,23 +215,29 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
 
 # %% ../../nbs/20_sokolic2017.ipynb #fa59e3b0
 def _plot_fig3(df:pd.DataFrame):
-    "Test accuracy vs number of layers: Jacobian reg. solid, weight decay dashed, one colour per training-set size (as Fig. 3)."
-    dss = list(dict.fromkeys(df.dataset)); cols = dict(zip(sorted(df.n_train.unique()), ['tab:red', 'tab:blue', 'k', 'tab:green']))
+    """Test accuracy vs number of layers: Jacobian reg. solid, weight
+    decay dashed, one colour per training-set size (as Fig. 3)."""
+    dss = list(dict.fromkeys(df.dataset))
+    cols = dict(zip(sorted(df.n_train.unique()), ['tab:red', 'tab:blue', 'k', 'tab:green']))
     fig, axs = plt.subplots(1, len(dss), figsize=(4.2 * len(dss), 3.2), squeeze=False)
     for ax, ds in zip(axs[0], dss):
         for (n, reg), g in df[df.dataset == ds].groupby(['n_train', 'reg']):
             m = g.groupby('layers').acc
             ax.errorbar(m.mean().index, m.mean(), m.std().fillna(0), color=cols[n], ls='-' if reg == 'jr' else '--',
                         marker='o', capsize=3, label=f"{n} {'JR' if reg == 'jr' else 'WD'}")
-        ax.set_xticks(sorted(df.layers.unique())); ax.set_xlabel('layers L'); ax.set_ylabel('test accuracy [%]')
-        ax.set_title(f'Fig. 3 ({ds})'); ax.legend(fontsize=7)
+        ax.set_xticks(sorted(df.layers.unique()))
+        ax.set_xlabel('layers L')
+        ax.set_ylabel('test accuracy [%]')
+        ax.set_title(f'Fig. 3 ({ds})')
+        ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
 # %% ../../nbs/20_sokolic2017.ipynb #689a2509
 @dataclass(frozen=True)
 class Fig4:
-    "Sokolić et al. 2017, Fig. 4: weight-normalised FC nets, L × width: accuracy, min train score, max ‖J‖₂ train / test."
+    """Sokolić et al. 2017, Fig. 4: weight-normalised FC nets, L × width:
+    accuracy, min train score, max ‖J‖₂ train / test."""
     layers: tuple = (2, 3, 4, 5)
     widths: tuple = (784, 1568, 2352, 3136, 3920, 4704)
     seeds: int = 5
@@ -230,12 +254,15 @@ FIG4_PUBLISHED = pd.DataFrame([{'layers': L, 'width': M, 'train_acc': 99.6 if (L
 # %% ../../nbs/20_sokolic2017.ipynb #bbc8d870
 def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True, root=None) -> dict:
-    "Run Fig. 4 (every depth × width × seed, no regularizer); write the table (paper's training accuracies beside) and figure."
-    cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    """Run Fig. 4 (every depth × width × seed, no regularizer); write
+    the table (paper's training accuracies beside) and figure."""
+    cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, model_kw=(('widths', (M,) * (L - 1)), ('weight_norm', True)), seed=s)
             for L in cfg.layers for M in cfg.widths for s in range(cfg.seeds)]
     recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
-    df = results_frame(recs); df['layers'] = _layers(df)
+    df = results_frame(recs)
+    df['layers'] = _layers(df)
     df['width'] = df.model_kw.map(lambda kw: (dict(map(tuple, kw))['widths'] or [0])[0])
     cols = ['acc', 'train_acc', 'train_score_min', 'train_jac_spectral_max', 'eval_jac_spectral_max']
     ours = summarize(df, ['layers', 'width'], cols, fmt='{:.3g}').reset_index()
@@ -247,14 +274,17 @@ def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, devic
 def _plot_fig4(df:pd.DataFrame):
     "The four panels of Fig. 4 against layer width, one line per depth L (mean ± std over seeds)."
     panels = [('acc', '(a) test accuracy [%]'), ('train_score_min', '(b) min training score'),
-              ('train_jac_spectral_max', '(c) max ‖J‖₂, training set'), ('eval_jac_spectral_max', '(d) max ‖J‖₂, test set')]
+              ('train_jac_spectral_max', '(c) max ‖J‖₂, training set'),
+              ('eval_jac_spectral_max', '(d) max ‖J‖₂, test set')]
     fig, axs = plt.subplots(1, 4, figsize=(15, 3.2))
     for ax, (c, title) in zip(axs, panels):
         for L, g in df.groupby('layers'):
             m = g.groupby('width')[c]
             ax.errorbar(m.mean().index, m.mean(), m.std().fillna(0), marker='o', capsize=3, label=f'L = {L}')
-        ax.set_xlabel('width $M_l$'); ax.set_title(title, fontsize=9)
-    axs[0].legend(fontsize=7); fig.suptitle('Sokolić et al. 2017, Fig. 4 (weight-normalised, MNIST)', fontsize=10)
+        ax.set_xlabel('width $M_l$')
+        ax.set_title(title, fontsize=9)
+    axs[0].legend(fontsize=7)
+    fig.suptitle('Sokolić et al. 2017, Fig. 4 (weight-normalised, MNIST)', fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -267,20 +297,23 @@ class Table3:
     jr_grid: tuple = (0.1, 1., 10.)
     jr_method: str = 'one_hot'
     run: Run = Run(dataset='cifar10', normalize='standard', model='all_cnn_c', n_val=5000,
-                   lr_pairs=PAPER_LR_SEQUENCES['sokolic17_allcnn'], batch_size=64, stats=('accuracy', 'score', 'jacobian'))
+                   lr_pairs=PAPER_LR_SEQUENCES['sokolic17_allcnn'], batch_size=64,
+                   stats=('accuracy', 'score', 'jacobian'))
 
 TABLE3_PAPER = Table3()
 TABLE3_SMOKE = Table3(sizes=(60,), jr_grid=(1., 10.),
                       run=replace(Table3.run, model_kw=(('widths', (8, 16)),), n_val=30, lr_pairs=((0.05, 1),),
                                   batch_size=30, n_stats=10))
 
-TABLE3_PUBLISHED = pd.DataFrame({'n_train': [2500, 10000, 50000], 'bn': [60.86, 76.35, 87.44], 'bn_jr': [66.15, 80.57, 88.95]})
+TABLE3_PUBLISHED = pd.DataFrame({'n_train': [2500, 10000, 50000], 'bn': [60.86, 76.35, 87.44],
+                                 'bn_jr': [66.15, 80.57, 88.95]})
 
 # %% ../../nbs/20_sokolic2017.ipynb #a3ea2907
 def table3(cfg:Table3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
     "Run Table III (BN baseline; BN + R_F with the factor chosen on validation); write the table and figure to `out`."
-    cfg = pick_scale(cfg, scale, TABLE3_PAPER, TABLE3_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, TABLE3_PAPER, TABLE3_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     for n in cfg.sizes:
         for col, specs in (('bn', [()]), ('bn_jr', [(_spec(cfg, 'jr', f),) for f in cfg.jr_grid])):
@@ -291,20 +324,28 @@ def table3(cfg:Table3|None=None, scale:str='smoke', out='results', jobs:int=1, d
                       'Table III (All-CNN-C + BN, CIFAR-10)')
 
 # %% ../../nbs/20_sokolic2017.ipynb #daa61984
-def _finish_ab(out, name:str, recs:list, published:pd.DataFrame, cols:list, chosen:dict, title:str, key:str='n_train') -> dict:
+def _finish_ab(out, name:str, recs:list, published:pd.DataFrame, cols:list, chosen:dict, title:str,
+               key:str='n_train') -> dict:
     "Summarise runs tagged with 'column' into a `key` × columns table beside `published`; bar figure; write."
-    df = results_frame(recs); df['column'] = [r['column'] for r in recs]
-    ours = summarize(df, [key, 'column'], ['acc']).reset_index().pivot(index=key, columns='column', values='acc').reset_index()
+    df = results_frame(recs)
+    df['column'] = [r['column'] for r in recs]
+    ours = (summarize(df, [key, 'column'], ['acc']).reset_index()
+            .pivot(index=key, columns='column', values='acc').reset_index())
     table = compare_table(ours, published[published[key].isin(df[key])], [key], cols)
     if chosen: table['factor'] = [chosen.get(k) for k in table[key]]
-    fig, ax = plt.subplots(figsize=(5, 3.2)); w = 0.8 / (2 * len(cols)); keys = list(table[key])
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    w = 0.8 / (2 * len(cols))
+    keys = list(table[key])
     for j, c in enumerate(cols):
         m = df[df.column == c].groupby(key).acc.mean().reindex(keys)
         pub = published.set_index(key)[c].reindex(keys)
         ax.bar(np.arange(len(keys)) + (2 * j) * w, m, w, label=f'{c} (ours)')
         ax.bar(np.arange(len(keys)) + (2 * j + 1) * w, pub, w, label=f'{c} (paper)', alpha=.5)
-    ax.set_xticks(np.arange(len(keys)) + (len(cols) - .5) * w, [str(k) for k in keys]); ax.set_xlabel(key)
-    ax.set_ylabel('test accuracy [%]'); ax.set_title(f'Sokolić et al. 2017, {title}', fontsize=9); ax.legend(fontsize=7)
+    ax.set_xticks(np.arange(len(keys)) + (len(cols) - .5) * w, [str(k) for k in keys])
+    ax.set_xlabel(key)
+    ax.set_ylabel('test accuracy [%]')
+    ax.set_title(f'Sokolić et al. 2017, {title}', fontsize=9)
+    ax.legend(fontsize=7)
     fig.tight_layout()
     return {**write_results(out, name, recs, table, fig), 'runs': df}
 
@@ -312,10 +353,11 @@ def _finish_ab(out, name:str, recs:list, published:pd.DataFrame, cols:list, chos
 @dataclass(frozen=True)
 class Table4:
     "Sokolić et al. 2017, Table IV: WRN-22-5 on CIFAR-10 without and with the per-layer Jacobian regularizer (eq. 52)."
-    rows: tuple = ((2500, 'none', 1.), (10000, 'none', 1.), (50000, 'crop_flip', .1))   # (n_train, augmentation, factor)
+    rows: tuple = ((2500, 'none', 1.), (10000, 'none', 1.), (50000, 'crop_flip', .1))  # (n_train, augmentation, factor)
     seeds: int = 1
-    run: Run = Run(dataset='cifar10', normalize='standard', model='wrn-22-5', lr_pairs=PAPER_LR_SEQUENCES['sokolic17_wrn'],
-                   batch_size=128, weight_decay=5e-4, n_stats=1000, stats=('accuracy', 'score', 'jacobian'))
+    run: Run = Run(dataset='cifar10', normalize='standard', model='wrn-22-5',
+                   lr_pairs=PAPER_LR_SEQUENCES['sokolic17_wrn'], batch_size=128, weight_decay=5e-4, n_stats=1000,
+                   stats=('accuracy', 'score', 'jacobian'))
 
 TABLE4_PAPER = Table4()
 TABLE4_SMOKE = Table4(rows=((30, 'none', 1.), (40, 'crop_flip', .1)),
@@ -328,7 +370,8 @@ TABLE4_PUBLISHED = pd.DataFrame({'n_train': [2500, 10000, 50000], 'resnet': [55.
 def table4(cfg:Table4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
     "Run Table IV (each row without and with the per-layer regularizer at the paper's factor); write table and figure."
-    cfg = pick_scale(cfg, scale, TABLE4_PAPER, TABLE4_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, TABLE4_PAPER, TABLE4_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, recs = partial(run, device=device, root=root), []
     for n, aug, lam in cfg.rows:
         for col, regs in (('resnet', ()), ('resnet_jr', (reg_spec('perlayer', lam),))):
@@ -348,10 +391,12 @@ class Table5:
                    batch_size=256, weight_decay=1e-4, n_stats=256, stats=('accuracy', 'score', 'jacobian'))
 
 TABLE5_PAPER = Table5()
-TABLE5_SMOKE = Table5(run=replace(Table5.run, image_size=16, crop_size=12, model_kw=(('stem', 'imagenet'), ('widths', (4, 8, 8, 8))),
+TABLE5_SMOKE = Table5(run=replace(Table5.run, image_size=16, crop_size=12,
+                                  model_kw=(('stem', 'imagenet'), ('widths', (4, 8, 8, 8))),
                                   lr_pairs=((0.01, 1),), batch_size=8, n_stats=4))
 
-TABLE5_PUBLISHED = pd.DataFrame({'setup': ['Baseline', 'Baseline + Jac. reg.', 'Baseline + aug.', 'Baseline + aug + Jac. reg.'],
+TABLE5_PUBLISHED = pd.DataFrame({'setup': ['Baseline', 'Baseline + Jac. reg.', 'Baseline + aug.',
+                                           'Baseline + aug + Jac. reg.'],
                                  'train': [89.82, 59.52, 59.89, 59.54], 'test': [28.29, 35.69, 46.75, 47.51],
                                  'ge': [61.53, 23.83, 13.14, 12.03]})
 
@@ -359,24 +404,32 @@ TABLE5_PUBLISHED = pd.DataFrame({'setup': ['Baseline', 'Baseline + Jac. reg.', '
 def table5(cfg:Table5|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
     "Run Table V (the four set-ups); write train / test accuracy and GE beside the published ones."
-    cfg = pick_scale(cfg, scale, TABLE5_PAPER, TABLE5_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfg = pick_scale(cfg, scale, TABLE5_PAPER, TABLE5_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, augment=aug, regs=(reg_spec('perlayer', f),) if f else (), seed=s)
             for aug, f in cfg.rows for s in range(cfg.seeds)]
     recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs)
-    df['setup'] = [('Baseline + aug' + (' + Jac. reg.' if f else '.')) if a != 'none' else ('Baseline + Jac. reg.' if f else 'Baseline')
+    df['setup'] = [('Baseline + aug' + (' + Jac. reg.' if f else '.')) if a != 'none' else
+                   ('Baseline + Jac. reg.' if f else 'Baseline')
                    for a, f in zip(df.augment, df.factor)]
-    ours = summarize(df.rename(columns={'train_acc': 'train', 'acc': 'test'}), ['setup'], ['train', 'test', 'ge']).reset_index()
+    ours = summarize(df.rename(columns={'train_acc': 'train', 'acc': 'test'}), ['setup'],
+                     ['train', 'test', 'ge']).reset_index()
     table = compare_table(ours, TABLE5_PUBLISHED, ['setup'], ['train', 'test', 'ge'])
     order = {s: i for i, s in enumerate(TABLE5_PUBLISHED.setup)}
     table = table[table['test (ours)'].notna()].sort_values('setup', key=lambda s: s.map(order)).reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(5.5, 3)); x = np.arange(len(table))
+    fig, ax = plt.subplots(figsize=(5.5, 3))
+    x = np.arange(len(table))
     m = df.groupby('setup')[['train_acc', 'acc']].mean().reindex(table.setup)
     for j, (c, lab) in enumerate((('train_acc', 'train'), ('acc', 'test'))):
         ax.bar(x + j * .2, m[c], .2, label=f'{lab} (ours)')
-        ax.bar(x + .4 + j * .2, TABLE5_PUBLISHED.set_index('setup')[lab].reindex(table.setup), .2, alpha=.5, label=f'{lab} (paper)')
-    ax.set_xticks(x + .3, table.setup, fontsize=6); ax.set_ylabel('top-1 accuracy [%]'); ax.legend(fontsize=6)
-    ax.set_title('Sokolić et al. 2017, Table V (ResNet-18, ImageNet)', fontsize=9); fig.tight_layout()
+        ax.bar(x + .4 + j * .2, TABLE5_PUBLISHED.set_index('setup')[lab].reindex(table.setup), .2, alpha=.5,
+               label=f'{lab} (paper)')
+    ax.set_xticks(x + .3, table.setup, fontsize=6)
+    ax.set_ylabel('top-1 accuracy [%]')
+    ax.legend(fontsize=6)
+    ax.set_title('Sokolić et al. 2017, Table V (ResNet-18, ImageNet)', fontsize=9)
+    fig.tight_layout()
     return {**write_results(out, 'sokolic2017-table5', recs, table, fig), 'runs': df}
 
 # %% ../../nbs/20_sokolic2017.ipynb #7d9a03f7
@@ -392,11 +445,13 @@ class Table6:
     threads: int = 1                        # torch threads while timing (0: leave as is)
 
 TABLE6_PAPER = Table6()
-TABLE6_FULL = Table6(resnet_kw=(('stem', 'imagenet'), ('n_classes', 1000)), resnet_size=224)   # ResNet-18, 224 px: a GPU
-TABLE6_SMOKE = Table6(batch_size=16, reps=3, warmup=1, resnet_kw=(('stem', 'imagenet'), ('widths', (4, 8, 8, 8)), ('n_classes', 10)),
+TABLE6_FULL = Table6(resnet_kw=(('stem', 'imagenet'), ('n_classes', 1000)), resnet_size=224)  # ResNet-18, 224 px: a GPU
+TABLE6_SMOKE = Table6(batch_size=16, reps=3, warmup=1,
+                      resnet_kw=(('stem', 'imagenet'), ('widths', (4, 8, 8, 8)), ('n_classes', 10)),
                       resnet_size=32, resnet_batch=4)
 
-TABLE6_PUBLISHED = pd.DataFrame({'model': ['paper CNN (MNIST)', 'ResNet-18 (ImageNet)'], 'case': ['R_F exact (eq. 49)', 'per-layer (eq. 52)'],
+TABLE6_PUBLISHED = pd.DataFrame({'model': ['paper CNN (MNIST)', 'ResNet-18 (ImageNet)'],
+                                 'case': ['R_F exact (eq. 49)', 'per-layer (eq. 52)'],
                                  'no_reg_s': [0.003, 0.120], 'jac_reg_s': [0.030, 0.190], 'x_plain': [10.00, 1.58]})
 
 # %% ../../nbs/20_sokolic2017.ipynb #9e5da0e7
@@ -411,14 +466,17 @@ def _table6_cases(cfg:Table6, device) -> list:
     yr = torch.randint(0, n_cls, (cfg.resnet_batch,), generator=g)
     return [('paper CNN (MNIST)', cnn, xc.to(device), yc.to(device),
              {'plain': None, 'R_F exact (eq. 49)': JacobianRegularizer(method='exact'),
-              'R_F one-hot': JacobianRegularizer(method='one_hot'), 'per-layer (eq. 52)': PerLayerJacobianRegularizer()}),
+              'R_F one-hot': JacobianRegularizer(method='one_hot'),
+              'per-layer (eq. 52)': PerLayerJacobianRegularizer()}),
             ('ResNet-18 (ImageNet)', res, xr.to(device), yr.to(device),
-             {'plain': None, 'per-layer (eq. 52)': PerLayerJacobianRegularizer(), 'R_F one-hot': JacobianRegularizer(method='one_hot')})]
+             {'plain': None, 'per-layer (eq. 52)': PerLayerJacobianRegularizer(),
+              'R_F one-hot': JacobianRegularizer(method='one_hot')})]
 
 # %% ../../nbs/20_sokolic2017.ipynb #5b6da206
 def table6(cfg:Table6|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True) -> dict:
-    "Measure Table VI in this process (`jobs`, `seeds` unused): step times and ratios to the plain step, beside the paper's."
+    """Measure Table VI in this process (`jobs`, `seeds` unused):
+    step times and ratios to the plain step, beside the paper's."""
     cfg = pick_scale(cfg, scale, TABLE6_PAPER, TABLE6_SMOKE, full=TABLE6_FULL)         # full: the ImageNet ResNet-18
     device = torch.device(device) if device else default_device()
     old = torch.get_num_threads()
@@ -428,23 +486,32 @@ def table6(cfg:Table6|None=None, scale:str='smoke', out='results', jobs:int=1, d
         for name, model, x, y, cases in _table6_cases(cfg, device):
             opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
             t = step_times({k: train_step(model, opt, x, y, r) for k, r in cases.items()}, cfg.reps, cfg.warmup, device)
-            t.insert(0, 'model', name); rows.append(t)
+            t.insert(0, 'model', name)
+            rows.append(t)
     finally: torch.set_num_threads(old)
     ours = pd.concat(rows, ignore_index=True)
-    meta = {'device': str(device), 'threads': cfg.threads or old, 'cpu_count': os.cpu_count(), 'machine': platform.machine()}
+    meta = {'device': str(device), 'threads': cfg.threads or old, 'cpu_count': os.cpu_count(),
+            'machine': platform.machine()}
     recs = [{'config': {**dataclasses.asdict(cfg), 'model': r['model'], 'case': r['case']},
-             'result': {**{k: r[k] for k in ('ms', 'x_plain', 'x_plain_per_round')}, **meta}} for r in ours.to_dict('records')]
-    table = ours.merge(TABLE6_PUBLISHED[['model', 'case', 'x_plain']], on=['model', 'case'], how='left', suffixes=(' (ours)', ' (paper)'))
+             'result': {**{k: r[k] for k in ('ms', 'x_plain', 'x_plain_per_round')}, **meta}}
+            for r in ours.to_dict('records')]
+    table = ours.merge(TABLE6_PUBLISHED[['model', 'case', 'x_plain']], on=['model', 'case'], how='left',
+                       suffixes=(' (ours)', ' (paper)'))
     table = table.round({'ms': 1, 'x_plain (ours)': 2, 'x_plain_per_round': 2})
     table['x_plain (paper)'] = table['x_plain (paper)'].astype(object).where(table['x_plain (paper)'].notna(), '')
     fig, ax = plt.subplots(figsize=(6, 3))
-    ax.barh([f"{m}: {c}" for m, c in zip(ours.model, ours.case)], ours.x_plain_per_round, color='tab:blue', label='ours')
+    ax.barh([f"{m}: {c}" for m, c in zip(ours.model, ours.case)], ours.x_plain_per_round, color='tab:blue',
+            label='ours')
     for i, v in enumerate(table['x_plain (paper)']):
         if v != '': ax.plot([v], [i], 'kx', ms=8, label='paper' if i < 2 else None)
-    ax.set_xlabel('time per step / plain step'); ax.invert_yaxis(); ax.legend(fontsize=7); fig.tight_layout()
+    ax.set_xlabel('time per step / plain step')
+    ax.invert_yaxis()
+    ax.legend(fontsize=7)
+    fig.tight_layout()
     return {**write_results(out, 'sokolic2017-table6', recs, table, fig), 'runs': ours}
 
 # %% ../../nbs/20_sokolic2017.ipynb #7210db42
 EXPERIMENTS = {'sokolic2017-fig3': fig3, 'sokolic2017-fig4': fig4, 'sokolic2017-table2': table2,
-               'sokolic2017-table2-lared': table2_lared, 'sokolic2017-table2-fashion': table2_fashion, 'sokolic2017-table3': table3,
+               'sokolic2017-table2-lared': table2_lared, 'sokolic2017-table2-fashion': table2_fashion,
+               'sokolic2017-table3': table3,
                'sokolic2017-table4': table4, 'sokolic2017-table5': table5, 'sokolic2017-table6': table6}
