@@ -28,7 +28,8 @@ def lm_regs(method:str,     # none | wd | lm
     k = {'none': 0, 'wd': 1, 'lm': 2}.get(method)
     if k is None: raise UserInputError(f"method={method!r}: use 'none', 'wd' or 'lm'.")
     if len(factors) != k:
-        raise UserInputError(f"method={method!r} takes {k} factor(s) {('', '(λ,)', '(λ_LM, λ_v)')[k]}, got {factors}.")
+        raise UserInputError(f"method={method!r} takes {k} factor(s) {('', '(λ,)', '(λ_LM, λ_v)')[k]}, "
+                             f"got {factors}.")
     if vectors not in ('all', 'random', 'sampled'):
         raise UserInputError(f"vectors={vectors!r}: use 'all', 'random' or 'sampled'.")
     if method == 'wd': return (reg_spec('wd', factors[0]),)
@@ -68,7 +69,8 @@ class Table1:
     methods: tuple = ('none', 'wd', 'lm')
     seeds: int = 3
     wd_grid: tuple = ((1e-6,), (1e-5,), (1e-4,), (1e-3,), (1e-2,), (1e-1,), (1.,))
-    lm_grid: tuple = tuple(itertools.product((0., 1e-3, 1e-2, 1e-1, 1., 10.), (0., 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.)))
+    lm_grid: tuple = tuple(itertools.product((0., 1e-3, 1e-2, 1e-1, 1., 10.),
+                                             (0., 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.)))
     lm_vectors: str = 'all'                   # the choice of v: all (the paper's CNNs) | sampled (one × C)
     run: Run = Run(dataset='mnist', model='paper_cnn', model_kw=(('n_layers', 2),), n_train=256, n_val=10000,
                    loss='hinge', batch_size=32, lr_pairs=((0.01, 34), (0.001, 33), (0.0005, 33)), stats=('accuracy',))
@@ -83,7 +85,8 @@ _T1 = {('hinge', 2): (88.37, 89.88, 93.83, 93.99, 94.62, 95.49, 95.79, 96.57, 97
        ('hinge', 3): (87.22, 89.31, 93.22, 93.41, 93.97, 95.76, 95.46, 96.45, 97.60),
        ('cce', 2):   (88.45, 88.45, 92.77, 92.29, 93.14, 95.25, 95.38, 95.79, 96.89),
        ('cce', 3):   (89.05, 89.05, 93.10, 91.81, 93.02, 95.32, 95.11, 95.86, 97.14)}
-TABLE1_PUBLISHED = pd.DataFrame([{'loss': l, 'layers': L, 'n_train': n, **dict(zip(('none', 'wd', 'lm'), v[3 * i:3 * i + 3]))}
+TABLE1_PUBLISHED = pd.DataFrame([{'loss': l, 'layers': L, 'n_train': n,
+                                  **dict(zip(('none', 'wd', 'lm'), v[3 * i:3 * i + 3]))}
                                  for (l, L), v in _T1.items() for i, n in enumerate((256, 512, 1024))])
 
 # %% ../../nbs/21_sokolic2016.ipynb #18875374
@@ -118,12 +121,18 @@ def _plot_table1(df:pd.DataFrame, cfg:Table1):
     for ax, (loss, L) in zip(axs[0], panels):
         for m in cfg.methods:
             g = df[(df.loss == loss) & (df.layers == L) & (df.reg == m)].groupby('n_train').acc
-            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=_COLORS[m], capsize=3, label=f"{m} (ours)")
-            p = TABLE1_PUBLISHED[(TABLE1_PUBLISHED.loss == loss) & (TABLE1_PUBLISHED.layers == L) & TABLE1_PUBLISHED.n_train.isin(cfg.sizes)]
+            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=_COLORS[m], capsize=3,
+                        label=f"{m} (ours)")
+            p = TABLE1_PUBLISHED[(TABLE1_PUBLISHED.loss == loss) & (TABLE1_PUBLISHED.layers == L) &
+                                 TABLE1_PUBLISHED.n_train.isin(cfg.sizes)]
             ax.plot(p.n_train, p[m], ls='--', marker='x', color=_COLORS[m], alpha=.7, label=f"{m} (paper)")
-        ax.set_xscale('log', base=2); ax.set_xlabel('training samples'); ax.set_ylabel('test accuracy [%]')
-        ax.set_title(f"{L}-layer CNN, {loss}", fontsize=9); ax.legend(fontsize=6)
-    fig.suptitle('Sokolić et al. 2016, Table I (MNIST)', fontsize=10); fig.tight_layout()
+        ax.set_xscale('log', base=2)
+        ax.set_xlabel('training samples')
+        ax.set_ylabel('test accuracy [%]')
+        ax.set_title(f"{L}-layer CNN, {loss}", fontsize=9)
+        ax.legend(fontsize=6)
+    fig.suptitle('Sokolić et al. 2016, Table I (MNIST)', fontsize=10)
+    fig.tight_layout()
     return fig
 
 # %% ../../nbs/21_sokolic2016.ipynb #9b603ebd
@@ -144,7 +153,8 @@ class Fig2:
                    lr_pairs=((0.01, 30), (1e-3, 30), (1e-4, 30), (1e-5, 20)), stats=('accuracy',))
 
 FIG2_PAPER = Fig2()
-FIG2_SMOKE = Fig2(sizes=(64,), layers=(2,), seeds=1, widths=(32, 16), pca_dim=32, wd_grid=((1e-3,),), lm_grid=((0.1, 1e-3),),
+FIG2_SMOKE = Fig2(sizes=(64,), layers=(2,), seeds=1, widths=(32, 16), pca_dim=32, wd_grid=((1e-3,),),
+                  lm_grid=((0.1, 1e-3),),
                   run=replace(Fig2.run, n_val=200, n_test=200, batch_size=50, lr_pairs=((0.01, 1),)))
 
 # %% ../../nbs/21_sokolic2016.ipynb #dcf81f50
@@ -180,9 +190,13 @@ def _plot_fig2(df:pd.DataFrame, cfg:Fig2):
     for ax, (ds, n) in zip(axs[0], panels):
         for m, ls in (('lm', '-'), ('wd', '--')):
             g = df[(df.dataset == ds) & (df.n_train == n) & (df.reg == m)].groupby('layers').acc
-            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), ls=ls, marker='o', color=_COLORS[m], capsize=3, label=m.upper())
-        ax.set_xticks(list(cfg.layers)); ax.set_xlabel('number of layers L'); ax.set_ylabel('accuracy [%]')
-        ax.set_title(f"{ds.upper().replace('CIFAR10', 'CIFAR10')}-{n}", fontsize=9); ax.legend(fontsize=7)
+            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), ls=ls, marker='o', color=_COLORS[m], capsize=3,
+                        label=m.upper())
+        ax.set_xticks(list(cfg.layers))
+        ax.set_xlabel('number of layers L')
+        ax.set_ylabel('accuracy [%]')
+        ax.set_title(f"{ds.upper().replace('CIFAR10', 'CIFAR10')}-{n}", fontsize=9)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 
