@@ -23,7 +23,7 @@ from .learner import (Learner, Callback, CancelFitException, PAPER_LR_SEQUENCES,
 from .regularizers import (REGULARIZERS, make_regularizer, cross_entropy, multiclass_hinge_loss,
                                     regularized_forward, penalty)
 from .measures import jacobian_stats, compute_measures, pac_bayes_curve
-from .margins import score
+from .margins import score, margin_lower_bounds, input_margin
 
 # %% auto #0
 __all__ = ['LOSSES', 'STATS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset', 'generated_dataset', 'run_data', 'run_model',
@@ -312,7 +312,34 @@ def _measures(model, data:dict, cfg:Run, fit:dict) -> dict:
         res.update(pac_kl=pc.kl.tolist(), pac_es=pc.expected_sharpness.tolist())
     return res
 
-STATS = {'accuracy': _accuracy, 'jacobian': _jacobian, 'score': _score, 'measures': _measures}
+# %% ../nbs/15_runs.ipynb #d78a22ee
+def _labelled(data:dict, name:str, n:int, device) -> tuple:
+    "(x, y) of `n` points (0: all) of the run's in-memory `name` set, the seeded choice of `_inputs`."
+    ds = data[name]
+    if not isinstance(ds, ArrayDataset):
+        raise UserInputError("The 'margins' statistics need an in-memory dataset (not class folders).")
+    g = torch.Generator().manual_seed(0 if name == 'train' else 1)
+    idx = torch.randperm(len(ds), generator=g)[:n or None]
+    x = ds.x[idx].to(device)
+    return (x if data['tf_eval'] is None else data['tf_eval'](x)), ds.y[idx].to(device)
+
+def _margins(model, data:dict, cfg:Run, fit:dict) -> dict:
+    "Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) and the verified attack distance."
+    x, y = _labelled(data, 'train', cfg.n_stats, fit['device'])
+    was = model.training
+    model.eval()
+    try:
+        lb = margin_lower_bounds(model, x, y, gamma1=False)
+        dist = input_margin(model, x, y)[0]
+    finally: model.train(was)
+    s, g3, g4 = lb['score'], lb['gamma3'], lb['gamma4']
+    ok = (s <= 0) | ((g4 <= g3) & (g3 <= dist))
+    med = lambda t: float(t.float().median())
+    return {'train_score_median': med(s), 'train_gamma3_median': med(g3), 'train_gamma4_median': med(g4),
+            'train_attack_median': med(dist), 'train_bounds_hold': float(ok.float().mean())}
+
+STATS = {'accuracy': _accuracy, 'jacobian': _jacobian, 'score': _score, 'measures': _measures,
+         'margins': _margins}
 
 # %% ../nbs/15_runs.ipynb #f5d0a392
 class StopAtLoss(Callback):
