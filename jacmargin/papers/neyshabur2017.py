@@ -61,7 +61,8 @@ def _pac_panel(df:pd.DataFrame, by:str, ax, title:str, fmt=str):
     plot_pac_bayes({fmt(k): _curves(g) for k, g in df.groupby(by)}, ax=ax)
     cmap = plt.get_cmap('viridis')
     for i, l in enumerate(ax.get_lines()): l.set_color(cmap(i / max(len(ax.get_lines()) - 1, 1)))
-    ax.legend(fontsize=6, title=by, title_fontsize=6); ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, title=by, title_fontsize=6)
+    ax.set_title(title, fontsize=9)
     ax.set_ylim(0, min(ax.get_ylim()[1], 1.))                 # the informative range; larger α leave the frame
 
 # %% ../../nbs/22_neyshabur2017.ipynb #9f8f66d6
@@ -77,10 +78,11 @@ class Fig1:
 _SMOKE_KW = dict(sharpness_steps=2, pac_samples=2, pac_rtol=0.5, pac_max_samples=20, pac_alphas=(1e-3, 1e-2, 1e-1))
 FIG1_PAPER = Fig1()
 FIG1_SMOKE = replace(FIG1_PAPER, sizes=(40, 80), run=measured_run(
-    dataset='generated-cifar10', n_test=64, model='vgg', model_kw=(('widths', (4, 8)), ('hidden', 16), ('dropout', 0.3)),
-    lr=0.05, max_epochs=2, measure_kw=_SMOKE_KW))
+    dataset='generated-cifar10', n_test=64, model='vgg',
+    model_kw=(('widths', (4, 8)), ('hidden', 16), ('dropout', 0.3)), lr=0.05, max_epochs=2, measure_kw=_SMOKE_KW))
 FIG1_MNIST = Fig1(sizes=(1000, 2000, 4000, 8000), name='neyshabur2017-fig1-mnist',
-                  run=measured_run(dataset='mnist', model_kw=(('widths', (512,)),), lr=0.05, target_loss=1e-2, max_epochs=300))
+                  run=measured_run(dataset='mnist', model_kw=(('widths', (512,)),), lr=0.05, target_loss=1e-2,
+                                   max_epochs=300))
 FIG1_MNIST_SMOKE = replace(FIG1_MNIST, sizes=(100, 200), run=measured_run(
     dataset='mnist', model_kw=(('widths', (32,)),), n_test=500, lr=0.05, target_loss=1e-2, max_epochs=3,
     measure_kw=_SMOKE_KW))
@@ -93,7 +95,8 @@ def fig1(cfg:Fig1|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     if dataset not in _FIG1: raise UserInputError(f"dataset={dataset!r}: Fig. 1 is configured for {list(_FIG1)}.")
     cfg = pick_scale(cfg, scale, *_FIG1[dataset])
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
-    cfgs = [replace(cfg.run, n_train=n, label_noise=p, seed=s) for n in cfg.sizes for p in (0., 1.) for s in range(cfg.seeds)]
+    cfgs = [replace(cfg.run, n_train=n, label_noise=p, seed=s)
+            for n in cfg.sizes for p in (0., 1.) for s in range(cfg.seeds)]
     recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(labels=lambda d: d.label_noise.map({0.: 'true', 1.: 'random'}))
     table = _table(df, ['n_train', 'labels'])
@@ -107,13 +110,17 @@ def _plot_fig1(df:pd.DataFrame, cfg:Fig1):
     for ax, k in zip(axs.flat, panels):
         for lab, c in (('true', 'tab:blue'), ('random', 'tab:red')):
             g = df[df.labels == lab].groupby('n_train')[k]
-            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=c, capsize=3, label=f'{lab} labels')
-        ax.set_xlabel('training samples'); ax.set_title(LABELS.get(k, 'test error [%]'), fontsize=9)
+            ax.errorbar(g.mean().index, g.mean(), g.std().fillna(0), marker='o', color=c, capsize=3,
+                        label=f'{lab} labels')
+        ax.set_xlabel('training samples')
+        ax.set_title(LABELS.get(k, 'test error [%]'), fontsize=9)
         if k != 'test_err': ax.set_yscale('log')
     axs[0, 0].legend(fontsize=7)
-    for ax, lab in zip(axs[1, 2:], ('true', 'random')): _pac_panel(df[df.labels == lab], 'n_train', ax, f'PAC-Bayes, {lab} labels')
+    for ax, lab in zip(axs[1, 2:], ('true', 'random')):
+        _pac_panel(df[df.labels == lab], 'n_train', ax, f'PAC-Bayes, {lab} labels')
     r = cfg.run
-    fig.suptitle(f"Neyshabur et al. 2017, Fig. 1-2: {r.model} on {r.dataset}, trained to CE < {r.target_loss:g}"); fig.tight_layout()
+    fig.suptitle(f"Neyshabur et al. 2017, Fig. 1-2: {r.model} on {r.dataset}, trained to CE < {r.target_loss:g}")
+    fig.tight_layout()
     return fig
 
 # %% ../../nbs/22_neyshabur2017.ipynb #c9dcda22
@@ -144,7 +151,8 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs)
     fig = _plot_sweep(df, 'n_confusion', 'size of the random-label set', False,
-                      f"Neyshabur et al. 2017, Fig. 3: {cfg.run.model} on {cfg.run.n_train} {cfg.run.dataset} images + confusion set")
+                      f"Neyshabur et al. 2017, Fig. 3: {cfg.run.model} on {cfg.run.n_train} {cfg.run.dataset} images "
+                      "+ confusion set")
     return {**write_results(out, cfg.name, recs, _table(df, ['n_confusion']), fig), 'runs': df}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5de6fe03
@@ -152,15 +160,20 @@ def _plot_sweep(df:pd.DataFrame, x:str, xlabel:str, logx:bool, title:str):
     "Fig. 3-4 layout: errors, measures relative to the first setting, PAC-Bayes curves, against `x`."
     fig, axs = plt.subplots(1, 3, figsize=(13, 3.6))
     m = df.groupby(x)[['train_err', 'test_err', *NAMES]].mean()
-    axs[0].plot(m.index, m.train_err, 'o-', label='training'); axs[0].plot(m.index, m.test_err, 's-', label='test')
-    axs[0].set_ylabel('error [%]'); axs[0].legend(fontsize=7)
+    axs[0].plot(m.index, m.train_err, 'o-', label='training')
+    axs[0].plot(m.index, m.test_err, 's-', label='test')
+    axs[0].set_ylabel('error [%]')
+    axs[0].legend(fontsize=7)
     for k in NAMES[1:]: axs[1].plot(m.index, m[k] / m[k].iloc[0], 'o-', ms=3, label=LABELS[k])
-    axs[1].set_yscale('log'); axs[1].set_ylabel(f'measure / measure at {x}={m.index[0]}'); axs[1].legend(fontsize=6)
+    axs[1].set_yscale('log')
+    axs[1].set_ylabel(f'measure / measure at {x}={m.index[0]}')
+    axs[1].legend(fontsize=6)
     for ax in axs[:2]:
         ax.set_xlabel(xlabel)
         if logx: ax.set_xscale('log', base=2)
     _pac_panel(df, x, axs[2], 'PAC-Bayes: expected sharpness vs KL')
-    fig.suptitle(title, fontsize=10); fig.tight_layout()
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
     return fig
 
 # %% ../../nbs/22_neyshabur2017.ipynb #ec83a014
@@ -185,7 +198,8 @@ def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     cfgs = [replace(cfg.run, model_kw=(('widths', (h,)),), seed=s) for h in cfg.widths for s in range(cfg.seeds)]
     recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(hidden=[r['config']['model_kw'][0][1][0] for r in recs])
-    fig = _plot_sweep(df, 'hidden', 'hidden units', True, 'Neyshabur et al. 2017, Fig. 4: two-layer perceptron on MNIST')
+    fig = _plot_sweep(df, 'hidden', 'hidden units', True,
+                      'Neyshabur et al. 2017, Fig. 4: two-layer perceptron on MNIST')
     return {**write_results(out, cfg.name, recs, _table(df, ['hidden']), fig), 'runs': df}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #d0bcfba7
