@@ -19,10 +19,12 @@ __all__ = ['TABLE1_PAPER', 'TABLE1_SMOKE', 'TABLE1_PUBLISHED', 'EXPERIMENTS', 'T
 # %% ../../nbs/23_weima2019.ipynb #81841bc0
 @dataclass(frozen=True)
 class Table1:
-    "Wei & Ma 2019, Table 1: WRN-16 on CIFAR-10 in hard settings, without and with the thresholded Jacobian regularizer."
+    """Wei & Ma 2019, Table 1: WRN-16 on CIFAR-10 in hard settings,
+    without and with the thresholded Jacobian regularizer."""
+    # (name, initial lr, norm, augmentation, ± Jacobian reg.)
     settings: tuple = (('baseline', 0.1, 'bn', 'crop_flip', False), ('low_lr', 0.01, 'bn', 'crop_flip', True),
                        ('no_aug', 0.1, 'bn', 'none', True), ('no_bn', 0.1, 'none', 'crop_flip', False),
-                       ('layernorm', 0.1, 'ln', 'crop_flip', True))   # (name, initial lr, norm, augmentation, ± Jacobian reg.)
+                       ('layernorm', 0.1, 'ln', 'crop_flip', True))
     epochs: tuple = (60, 60, 40, 40)           # epochs per rate: lr, 0.2 lr, 0.04 lr, 0.008 lr
     gamma: float = 0.2
     lam_grid: tuple = (1e-3, 1e-2, 1e-1)       # λ, chosen on the validation split (σ = 0.1 in WeiMaRegularizer)
@@ -48,13 +50,16 @@ def _lr_pairs(lr:float, epochs:tuple, gamma:float) -> tuple:
 # %% ../../nbs/23_weima2019.ipynb #8cd4bb19
 def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
            progress:bool=True, root=None) -> dict:
-    "Run Table 1 (each setting without and, where the paper does, with the regularizer, λ chosen on validation); write table and figure."
-    cfg = pick_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE); cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    """Run Table 1 (each setting without and, where the paper does, with
+    the regularizer, λ chosen on validation); write table and figure."""
+    cfg = pick_scale(cfg, scale, TABLE1_PAPER, TABLE1_SMOKE)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds)
     fn, cache, recs, chosen = partial(run, device=device, root=root), Path(out) / 'cache', [], {}
     for name, lr, norm, aug, jr in cfg.settings:
         base = replace(cfg.run, model_kw=(('norm', norm),) + tuple(cfg.run.model_kw), augment=aug,
                        lr_pairs=_lr_pairs(lr, cfg.epochs, cfg.gamma))
-        for reg, grid in (('none', [()]),) + ((('weima', [(reg_spec('weima', f),) for f in cfg.lam_grid]),) if jr else ()):
+        for reg, grid in ((('none', [()]),) +
+                          ((('weima', [(reg_spec('weima', f),) for f in cfg.lam_grid]),) if jr else ())):
             p = run_protocol(fn, base, 'regs', grid, range(cfg.seeds), cache, jobs, progress)
             recs += [{**r, 'setting': name, 'normalization': norm, 'jacobian_reg': reg == 'weima'} for r in p['test']]
             if reg == 'weima': chosen[name] = p['chosen'][0][1]
@@ -64,7 +69,8 @@ def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, d
     keys = ['setting', 'normalization', 'jacobian_reg']
     table = compare_table(summarize(df, keys, ['test_error']).reset_index(), TABLE1_PUBLISHED, keys, ['test_error'])
     order = {(s, j): i for i, (s, j) in enumerate(zip(TABLE1_PUBLISHED.setting, TABLE1_PUBLISHED.jacobian_reg))}
-    table = table.iloc[np.argsort([order.get((s, j), len(order)) for s, j in zip(table.setting, table.jacobian_reg)], kind='stable')]
+    table = table.iloc[np.argsort([order.get((s, j), len(order)) for s, j in zip(table.setting, table.jacobian_reg)],
+                                  kind='stable')]
     table = table.reset_index(drop=True)
     table['lambda'] = [chosen.get(s) if j else None for s, j in zip(table.setting, table.jacobian_reg)]
     return {**write_results(out, 'weima2019-table1', recs, table, _plot_table1(df)), 'runs': df}
@@ -72,14 +78,19 @@ def table1(cfg:Table1|None=None, scale:str='smoke', out='results', jobs:int=1, d
 # %% ../../nbs/23_weima2019.ipynb #bf1a2dea
 def _plot_table1(df:pd.DataFrame):
     "Test error per setting, without / with the regularizer: ours (bars) and the paper's (crosses)."
-    fig, ax = plt.subplots(figsize=(6, 3)); names = list(dict.fromkeys(df.setting)); x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(6, 3))
+    names = list(dict.fromkeys(df.setting))
+    x = np.arange(len(names))
     for j, (jr, c) in enumerate(((False, 'tab:gray'), (True, 'tab:blue'))):
         m = df[df.jacobian_reg == jr].groupby('setting').test_error.mean().reindex(names)
         pub = TABLE1_PUBLISHED[TABLE1_PUBLISHED.jacobian_reg == jr].set_index('setting').test_error.reindex(names)
         ax.bar(x + .35 * j, m, .35, color=c, label=f"{'with' if jr else 'without'} Jacobian reg. (ours)")
         ax.plot(x + .35 * j, pub, 'x', color='k', ms=7, label='paper' if jr else None)
-    ax.set_xticks(x + .175, names); ax.set_ylabel('test error [%]'); ax.legend(fontsize=7)
-    ax.set_title('Wei & Ma 2019, Table 1 (WRN-16, CIFAR-10)', fontsize=9); fig.tight_layout()
+    ax.set_xticks(x + .175, names)
+    ax.set_ylabel('test error [%]')
+    ax.legend(fontsize=7)
+    ax.set_title('Wei & Ma 2019, Table 1 (WRN-16, CIFAR-10)', fontsize=9)
+    fig.tight_layout()
     return fig
 
 # %% ../../nbs/23_weima2019.ipynb #9ea487dd
