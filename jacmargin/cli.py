@@ -83,6 +83,10 @@ EXPERIMENT_INFO = {
         "Wei & Ma 2019, Table 1: a wide residual network on CIFAR-10 in hard settings (low learning rate, no "
         "augmentation, no or layer normalisation), with and without their Jacobian regularizer.",
         {'*': ('cifar10',)}, {'smoke': 5, 'paper': None}),
+    'zoo': _I(
+        "Which measure predicts generalization: a grid of small MLPs and CNNs on MNIST trained to the same loss, every "
+        "generalization measure of the package ranked by Kendall tau and granulated Psi against the gap.",
+        {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'paper': None}),
 }
 
 # %% ../nbs/30_cli.ipynb #a2b0aebe

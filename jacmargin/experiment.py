@@ -141,9 +141,8 @@ def _executor(executor:str|None, slurm:dict|None) -> tuple:
 
 @contextlib.contextmanager
 def grid_executor(executor:str='local', **slurm):
-    """Within the block, every `run_grid` call that names no executor
-    uses this one: 'local', 'slurm' (with `slurm` options)"""
-    " or 'cache' (read the cache only: a missing run is an error, nothing trains)."
+    """Within the block, every `run_grid` call that names no executor uses this one: 'local', 'slurm' (with `slurm`
+    options) or 'cache' (read the cache only: a missing run is an error, nothing trains)."""
     tok = _GRID_EXECUTOR.set(_executor(executor, slurm))
     try: yield
     finally: _GRID_EXECUTOR.reset(tok)

@@ -324,7 +324,7 @@ def _labelled(data:dict, name:str, n:int, device) -> tuple:
     return (x if data['tf_eval'] is None else data['tf_eval'](x)), ds.y[idx].to(device)
 
 def _margins(model, data:dict, cfg:Run, fit:dict) -> dict:
-    "Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) and the verified attack distance."
+    "Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) and the attack distance."
     x, y = _labelled(data, 'train', cfg.n_stats, fit['device'])
     was = model.training
     model.eval()
