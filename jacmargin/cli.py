@@ -39,9 +39,13 @@ EXPERIMENT_INFO = {
         "Neyshabur et al. 2017, Fig. 3: 10 000 CIFAR-10 images plus growing sets of images with random labels, and "
         "whether the measures follow the test error.",
         {'smoke': (), 'paper': ('cifar10',)}, {'smoke': 29, 'paper': None}),
+    'neyshabur2017-fig3-mnist': _I(
+        "Neyshabur et al. 2017, Fig. 3 on MNIST: the Fig. 1 MLP on 10 000 true-label images plus confusion sets of "
+        "random-label images, trained to zero loss, with its norms, sharpness and PAC-Bayes curves.",
+        {'*': ('mnist',)}, {'smoke': 10, 'paper': None}),
     'neyshabur2017-fig4': _I(
         "Neyshabur et al. 2017, Fig. 4: two-layer perceptrons with 8 to 8192 hidden units trained to zero loss on "
-        "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'paper': None}),
+        "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'cpu': None, 'paper': None}),
     'sokolic2016-table1': _I(
         "Sokolić et al. 2016, Table I: MNIST CNNs of 2 and 3 layers on 256 to 1024 samples, hinge or cross-entropy "
         "loss, without regularization, with weight decay or with the large-margin regularizer.",
@@ -53,10 +57,10 @@ EXPERIMENT_INFO = {
     'sokolic2017-fig3': _I(
         "Sokolić et al. 2017, Fig. 3: fully connected networks of 2 to 4 layers on MNIST and CIFAR-10, Jacobian "
         "regularizer vs weight decay, by training-set size.",
-        {'smoke': ('mnist',), 'paper': ('mnist', 'cifar10')}, {'smoke': 5, 'paper': None}),
+        {'smoke': ('mnist',), 'cpu': ('mnist',), 'paper': ('mnist', 'cifar10')}, {'smoke': 5, 'cpu': None, 'paper': None}),
     'sokolic2017-fig4': _I(
         "Sokolić et al. 2017, Fig. 4: weight-normalised networks on 5000 MNIST samples, depth times width: accuracy, "
-        "smallest score and largest Jacobian norm.", {'*': ('mnist',)}, {'smoke': 4, 'paper': None}),
+        "smallest score and largest Jacobian norm.", {'*': ('mnist',)}, {'smoke': 4, 'cpu': None, 'paper': None}),
     'sokolic2017-table2': _I(
         "Sokolić et al. 2017, Table II: the paper's MNIST CNN with weight decay or with the Jacobian regularizer, "
         "test accuracy by training-set size.", {'*': ('mnist',)}, {'smoke': 8, 'cpu': 37000, 'paper': None}),

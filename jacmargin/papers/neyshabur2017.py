@@ -17,8 +17,8 @@ from ..runs import Run, run
 
 # %% auto #0
 __all__ = ['NAMES', 'LABELS', 'MEASURE_KW', 'FIG1_PAPER', 'FIG1_SMOKE', 'FIG1_MNIST', 'FIG1_MNIST_SMOKE', 'FIG3_PAPER',
-           'FIG3_SMOKE', 'FIG4_PAPER', 'FIG4_SMOKE', 'EXPERIMENTS', 'measured_run', 'Fig1', 'fig1', 'fig1_mnist',
-           'Fig3', 'fig3', 'Fig4', 'fig4']
+           'FIG3_SMOKE', 'FIG3_MNIST', 'FIG3_MNIST_SMOKE', 'FIG4_PAPER', 'FIG4_SMOKE', 'FIG4_CPU', 'EXPERIMENTS',
+           'measured_run', 'Fig1', 'fig1', 'fig1_mnist', 'Fig3', 'fig3', 'fig3_mnist', 'Fig4', 'fig4']
 
 # %% ../../nbs/22_neyshabur2017.ipynb #49b865b1
 NAMES = ('margin', 'l2', 'l1_path', 'l2_path', 'spectral', 'sharpness', 'pac_bayes_kl')
@@ -140,12 +140,16 @@ class Fig3:
 
 FIG3_PAPER = Fig3()
 FIG3_SMOKE = replace(FIG3_PAPER, confusion=(0, 40), run=replace(FIG1_SMOKE.run, n_train=80))
+FIG3_MNIST = Fig3(name='neyshabur2017-fig3-mnist', run=replace(FIG1_MNIST.run, n_train=10000))   # Fig. 1's MNIST MLP
+FIG3_MNIST_SMOKE = replace(FIG3_MNIST, confusion=(0, 100), run=replace(FIG1_MNIST_SMOKE.run, n_train=200))
+_FIG3 = {'cifar10': (FIG3_PAPER, FIG3_SMOKE), 'mnist': (FIG3_MNIST, FIG3_MNIST_SMOKE)}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #d6bfa6e0
 def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-         progress:bool=True) -> dict:
+         progress:bool=True, dataset:str='cifar10') -> dict:
     "Run Fig. 3 (one network per confusion-set size and seed); write tables and the figure to `out/cfg.name`."
-    cfg = pick_scale(cfg, scale, FIG3_PAPER, FIG3_SMOKE)
+    if dataset not in _FIG3: raise UserInputError(f"dataset={dataset!r}: Fig. 3 is configured for {list(_FIG3)}.")
+    cfg = pick_scale(cfg, scale, *_FIG3[dataset])
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, n_confusion=c, seed=s) for c in cfg.confusion for s in range(cfg.seeds)]
     recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
@@ -154,6 +158,12 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
                       f"Neyshabur et al. 2017, Fig. 3: {cfg.run.model} on {cfg.run.n_train} {cfg.run.dataset} images "
                       "+ confusion set")
     return {**write_results(out, cfg.name, recs, _table(df, ['n_confusion']), fig), 'runs': df}
+
+# %% ../../nbs/22_neyshabur2017.ipynb #a936cb55
+def fig3_mnist(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
+               progress:bool=True) -> dict:
+    "Fig. 3 on MNIST (`FIG3_MNIST`: Fig. 1's 784-512-10 MLP on 10 000 images plus 0 … 5000 random-label images)."
+    return fig3(cfg, scale, out, jobs, device, seeds, progress, dataset='mnist')
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5de6fe03
 def _plot_sweep(df:pd.DataFrame, x:str, xlabel:str, logx:bool, title:str):
@@ -188,12 +198,15 @@ class Fig4:
 FIG4_PAPER = Fig4()
 FIG4_SMOKE = replace(FIG4_PAPER, widths=(8, 32), run=measured_run(dataset='mnist', n_train=200, n_test=500, lr=0.05,
                                                                   max_epochs=3, measure_kw=_SMOKE_KW))
+# 2 CPU cores: 10 000 training images, 8 … 2048 hidden units, Fig. 1-MNIST's rate and stopping rule
+FIG4_CPU = replace(FIG4_PAPER, widths=tuple(2 ** k for k in range(3, 12)),
+                   run=measured_run(dataset='mnist', n_train=10000, lr=0.05, target_loss=1e-2, max_epochs=300))
 
 # %% ../../nbs/22_neyshabur2017.ipynb #0faa7636
 def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
          progress:bool=True) -> dict:
     "Run Fig. 4 (one network per hidden width and seed); write tables and the figure to `out/cfg.name`."
-    cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE)
+    cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE, FIG4_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, model_kw=(('widths', (h,)),), seed=s) for h in cfg.widths for s in range(cfg.seeds)]
     recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
@@ -204,4 +217,4 @@ def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, devic
 
 # %% ../../nbs/22_neyshabur2017.ipynb #d0bcfba7
 EXPERIMENTS = {'neyshabur2017-fig1': fig1, 'neyshabur2017-fig1-mnist': fig1_mnist, 'neyshabur2017-fig3': fig3,
-               'neyshabur2017-fig4': fig4}
+               'neyshabur2017-fig3-mnist': fig3_mnist, 'neyshabur2017-fig4': fig4}

@@ -22,20 +22,20 @@ __all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_SMOKE', 'ZOO_PAPER
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
-_WIDTH = {('mlp', 'narrow'): 128, ('mlp', 'wide'): 512, ('cnn', 'narrow'): 8, ('cnn', 'wide'): 32}
+_WIDTH = {('mlp', 'narrow'): 64, ('mlp', 'wide'): 256, ('cnn', 'narrow'): 4, ('cnn', 'wide'): 16}
 
 @dataclass(frozen=True)
 class Zoo:
     "A model zoo: hyperparameter axes (their full product), data, the stopping rule and the measurement options."
     axes: tuple = (('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
-                   ('lr', (0.01, 0.05)), ('weight_decay', (0., 5e-4)), ('jr', (0., 1., 10.)),
-                   ('n_train', (1000, 4000)), ('label_noise', (0., 0.1)))
+                   ('lr', (0.02, 0.1)), ('weight_decay', (0., 5e-4)), ('jr', (0., 1., 10.)),
+                   ('n_train', (500, 2000)), ('label_noise', (0., 0.1)))
     batch_size: int = 64             # when not an axis
     dataset: str = 'mnist'
     n_test: int = 0                  # 0: the whole official test set
     target_loss: float = 0.01        # stop once the training cross-entropy is below it (Jiang et al.)
-    max_epochs: int = 100            # the cap (a run that hits it is kept, `reached=False`)
-    n_margin: int = 100              # training points for the margin bounds, score and attack
+    max_epochs: int = 60             # the cap (a run that hits it is kept, `reached=False`)
+    n_margin: int = 50               # training points for the margin bounds, score and attack
     measure_kw: tuple = ()           # options of `compute_measures` (sharpness steps, PAC-Bayes draws, ...)
     defaults: tuple = ()             # ((field, value), ...): values of the fields that are not axes
     seeds: int = 1
@@ -50,8 +50,8 @@ def zoo_points(cfg:Zoo) -> list[dict]:
 # %% ../../nbs/24_zoo.ipynb #b44475ba
 def zoo_config(cfg:Zoo, point:dict) -> Run:
     "The `Run` of one point of the zoo (axes missing from the point take the defaults of the table above)."
-    p = {'family': 'mlp', 'depth': 'shallow', 'width': 'narrow', 'lr': 0.01, 'batch_size': cfg.batch_size,
-         'weight_decay': 0., 'jr': 0., 'n_train': 1000, 'label_noise': 0., 'seed': 0, **dict(cfg.defaults), **point}
+    p = {'family': 'mlp', 'depth': 'shallow', 'width': 'narrow', 'lr': 0.02, 'batch_size': cfg.batch_size,
+         'weight_decay': 0., 'jr': 0., 'n_train': 500, 'label_noise': 0., 'seed': 0, **dict(cfg.defaults), **point}
     if (p['family'], p['depth']) not in _ARCH or (p['family'], p['width']) not in _WIDTH:
         raise UserInputError(f"family/depth/width {p['family']}/{p['depth']}/{p['width']}: use mlp or cnn, "
                              "shallow or deep, narrow or wide.")
@@ -170,7 +170,7 @@ def plot_scatter(df:pd.DataFrame, rank:pd.DataFrame, k:int=3):
 
 # %% ../../nbs/24_zoo.ipynb #f21b4222
 _SMOKE_MEASURE_KW = (('pac_max_samples', 20), ('pac_rtol', 0.5), ('pac_samples', 2), ('sharpness_steps', 2))
-ZOO_CPU = Zoo()
+ZOO_CPU = Zoo(measure_kw=(('pac_max_samples', 256), ('pac_rtol', 0.2)))   # PAC-Bayes SE ≤ 20 % of its target
 ZOO_SMOKE = Zoo(axes=(('width', ('narrow', 'wide')), ('jr', (0., 1.))), n_test=500, max_epochs=3, n_margin=10,
                 measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),))
 ZOO_PAPER = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
