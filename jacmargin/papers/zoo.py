@@ -13,7 +13,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from ..data import UserInputError
 from ..measures import MEASURES
-from ..experiment import run_grid, results_frame, pick_scale, write_results
+from ..experiment import ResultCache, run_grid, results_frame, pick_scale, write_results, save_csv
 from ..runs import Run, run, reg_spec
 
 # %% auto #0
@@ -78,11 +78,11 @@ LABELS = {'margin': 'margin γ (5th pct)', 'margin_min': 'smallest margin', 'sco
           'train_gamma4_median': 'median γ4', 'train_attack_median': 'median attack distance'}
 
 # %% ../../nbs/24_zoo.ipynb #4e6b1d1a
-def zoo_frame(records:list, cfg:Zoo) -> pd.DataFrame:
-    "One row per network: its axis values, `gap` (training − test accuracy, %), the result columns."
+def zoo_frame(records:list, points:list) -> pd.DataFrame:
+    "One row per network: its axis values (`points`), `gap` (training − test accuracy, %), the result columns."
     df = results_frame(records)
-    pts = zoo_points(cfg)
-    if len(pts) != len(df): raise ValueError(f"{len(df)} records for a zoo of {len(pts)} networks.")
+    pts = points
+    if len(pts) != len(df): raise ValueError(f"{len(df)} records for {len(pts)} networks.")
     axes = pd.DataFrame(pts).drop(columns='seed')
     return pd.concat([axes, df.drop(columns=[c for c in axes if c in df]).assign(gap=df['ge'])], axis=1)
 
@@ -179,17 +179,26 @@ ZOO_PAPER = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep'))
 
 # %% ../../nbs/24_zoo.ipynb #948159ea
 def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-        progress:bool=True, root=None, n_boot:int=2000) -> dict:
+        progress:bool=True, root=None, n_boot:int=2000, available_only:bool=False) -> dict:
     "Train and measure the zoo (cached, resumable), rank the measures; write tables and figures to `out/cfg.name`."
     cfg = pick_scale(cfg, scale, ZOO_PAPER, ZOO_SMOKE, ZOO_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     if cfg.n_margin < 1: raise UserInputError(f"n_margin={cfg.n_margin}: the margin statistics need ≥ 1 point.")
-    cfgs = [zoo_config(cfg, p) for p in zoo_points(cfg)]
+    pts = zoo_points(cfg)
+    cfgs = [zoo_config(cfg, p) for p in pts]
+    if available_only:                                   # rank the networks already in the cache, train nothing
+        have = [k for k, c in enumerate(cfgs) if c in ResultCache(Path(out) / 'cache')]
+        if len(have) < 3: raise UserInputError(f"{len(have)} of the {len(pts)} networks are in {out}/cache: run the zoo.")
+        pts, cfgs = [pts[k] for k in have], [cfgs[k] for k in have]
     recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
-    df = zoo_frame(recs, cfg)
+    df = zoo_frame(recs, pts)
     rank = rank_measures(df, n_boot=n_boot if len(df) > 4 else 0)
-    res = write_results(out, cfg.name, recs, _rank_table(rank), plot_ranking(rank))
+    title = f"Which measure predicts the gap? {len(df)} of {len(zoo_points(cfg))} networks of the zoo"
+    res = write_results(out, cfg.name, recs, _rank_table(rank), plot_ranking(rank, title))
     plot_scatter(df, rank).savefig(res['dir'] / f'{cfg.name}-scatter.png', dpi=120)
+    save_csv(df, res['dir'] / 'zoo.csv')
+    if 0 < df.reached.sum() < len(df):                    # Jiang et al. keep only networks at the stopping criterion
+        save_csv(_rank_table(rank_measures(df[df.reached], n_boot=n_boot)), res['dir'] / 'table_reached.csv')
     return {**res, 'runs': df, 'rank': rank}
 
 def _rank_table(rank:pd.DataFrame) -> pd.DataFrame:
