@@ -162,7 +162,8 @@ def plot_scatter(df:pd.DataFrame, rank:pd.DataFrame, k:int=3):
         for v, g in (df.groupby(by) if by else [(None, df)]):
             ax.scatter(g[r.measure], g.gap, s=8, alpha=0.7, label=f'{by}={v}' if by else None)
         if (df[r.measure] > 0).all(): ax.set_xscale('log')
-        ax.set_xlabel(r.label); ax.set_ylabel('gap: train − test accuracy [%]')
+        ax.set_xlabel(r.label)
+        ax.set_ylabel('gap: train − test accuracy [%]')
         ax.set_title(f"τ = {r.tau:.2f}, Ψ = {r.Psi:.2f}", fontsize=9)
         if by: ax.legend(fontsize=6)
     fig.tight_layout()
@@ -188,7 +189,8 @@ def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=
     cfgs = [zoo_config(cfg, p) for p in pts]
     if available_only:                                   # rank the networks already in the cache, train nothing
         have = [k for k, c in enumerate(cfgs) if c in ResultCache(Path(out) / 'cache')]
-        if len(have) < 3: raise UserInputError(f"{len(have)} of the {len(pts)} networks are in {out}/cache: run the zoo.")
+        if len(have) < 3:
+            raise UserInputError(f"{len(have)} of the {len(pts)} networks are in {out}/cache: run the zoo first.")
         pts, cfgs = [pts[k] for k in have], [cfgs[k] for k in have]
     recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = zoo_frame(recs, pts)
