@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+from scipy import sparse
 from ..data import UserInputError
 from ..measures import MEASURES
 from ..experiment import ResultCache, run_grid, results_frame, pick_scale, write_results, save_csv
@@ -93,16 +94,23 @@ def _pairs(df:pd.DataFrame, others:list) -> tuple:
     keep = gid[i] == gid[j]
     return i[keep], j[keep], gid[i[keep]]
 
-def _boot_taus(m:np.ndarray, g:np.ndarray, counts:np.ndarray, pairs:tuple) -> np.ndarray:
-    "τ-b of `m` vs `g` per group of `pairs` and resample (columns of `counts` (n, B)): (G, B); NaN where g is constant."
+def _boot_taus(M:np.ndarray, g:np.ndarray, counts:np.ndarray, pairs:tuple, chunk:int=250) -> np.ndarray:
+    """τ-b of each column of `M` (n, K) vs `g` (n,), per group of `pairs` and per resample (column of `counts`
+    (n, B)): (K, G, B); NaN where g is constant in a group, 0 where only the measure is."""
     i, j, gid = pairs
-    sm, sg = np.sign(m[i] - m[j]), np.sign(g[i] - g[j])                      # (P,)
-    w = counts[i] * counts[j]                                                 # (P, B) occurrences of each pair
-    G = gid.max() + 1 if len(gid) else 0
-    num, dm, dg = (np.zeros((G, counts.shape[1])) for _ in range(3))
-    for acc, v in ((num, sm * sg), (dm, np.abs(sm)), (dg, np.abs(sg))): np.add.at(acc, gid, w * v[:, None])
-    with np.errstate(invalid='ignore', divide='ignore'): t = num / np.sqrt(dm * dg)
-    return np.where((dm == 0) & (dg > 0), 0., t)                  # a constant measure does not order: τ = 0
+    K, B, G = M.shape[1], counts.shape[1], (gid.max() + 1 if len(gid) else 0)
+    S, sg = np.sign(M[i] - M[j]), np.sign(g[i] - g[j])                        # (P, K), (P,) pair signs
+    group = lambda v: sparse.csr_matrix((v, (gid, np.arange(len(gid)))), shape=(G, len(gid)))   # (G, P) sums
+    Gg, out = group(np.abs(sg)), np.empty((K, G, B))
+    Gs, Gm = [group(S[:, k] * sg) for k in range(K)], [group(np.abs(S[:, k])) for k in range(K)]
+    for b in range(0, B, chunk):
+        W = counts[i, b:b + chunk] * counts[j, b:b + chunk]                      # (P, c) occurrences of each pair
+        dg = Gg @ W
+        for k in range(K):
+            num, dm = Gs[k] @ W, Gm[k] @ W
+            with np.errstate(invalid='ignore', divide='ignore'): t = num / np.sqrt(dm * dg)
+            out[k, :, b:b + chunk] = np.where((dm == 0) & (dg > 0), 0., t)    # a constant measure does not order
+    return out
 
 # %% ../../nbs/24_zoo.ipynb #cf21971d
 def rank_measures(df:pd.DataFrame,           # `zoo_frame`: axis columns, `gap`, the measures
@@ -116,20 +124,20 @@ def rank_measures(df:pd.DataFrame,           # `zoo_frame`: axis columns, `gap`,
     axes = axes or [a for a in _AXES if a in df and df[a].nunique() > 1]
     df = df.reset_index(drop=True)
     rng = np.random.default_rng(seed)
-    counts = np.ones((len(df), 1))
-    if n_boot: counts = np.hstack([counts, np.stack([np.bincount(rng.integers(0, len(df), len(df)), minlength=len(df))
-                                                     for _ in range(n_boot)], 1)])      # (n, 1 + B): column 0 = data
-    allp, axp = _pairs(df, []), {a: _pairs(df, [c for c in axes if c != a]) for a in axes}
-    g, out = df.gap.to_numpy(float), []
-    for m in measures:
-        v = SIGNS.get(m, 1) * df[m].to_numpy(float)
-        tau = _boot_taus(v, g, counts, allp)[0]                                   # (1 + B,)
-        with np.errstate(all='ignore'): psi = {a: np.nanmean(_boot_taus(v, g, counts, p), 0) for a, p in axp.items()}
-        Psi = np.nanmean(np.stack(list(psi.values())), 0) if psi else np.full_like(tau, np.nan)
-        ci = {f'{k}_{q}': float(np.nanpercentile(x[1:], p)) if n_boot else np.nan
-              for k, x in (('tau', tau), ('Psi', Psi)) for q, p in (('lo', 2.5), ('hi', 97.5))}
-        out.append({'measure': m, 'label': LABELS.get(m, m), 'tau': tau[0], 'Psi': Psi[0],
-                    **{f'psi_{a}': p[0] for a, p in psi.items()}, **ci})
+    draws = [np.bincount(rng.integers(0, len(df), len(df)), minlength=len(df)) for _ in range(n_boot)]
+    counts = np.stack([np.ones(len(df), dtype=int), *draws], 1).astype(float)   # (n, 1 + B): column 0 = the data
+    M = np.stack([SIGNS.get(m, 1) * df[m].to_numpy(float) for m in measures], 1)   # (n, K) oriented measures
+    g = df.gap.to_numpy(float)
+    tau = _boot_taus(M, g, counts, _pairs(df, []))[:, 0]                          # (K, 1 + B)
+    with np.errstate(all='ignore'):
+        psi = {a: np.nanmean(_boot_taus(M, g, counts, _pairs(df, [c for c in axes if c != a])), 1) for a in axes}
+        Psi = np.nanmean(np.stack(list(psi.values())), 0) if psi else np.full_like(tau, np.nan)   # (K, 1 + B)
+    out = []
+    for k, m in enumerate(measures):
+        ci = {f'{q}_{s}': float(np.nanpercentile(x[k, 1:], p)) if n_boot else np.nan
+              for q, x in (('tau', tau), ('Psi', Psi)) for s, p in (('lo', 2.5), ('hi', 97.5))}
+        out.append({'measure': m, 'label': LABELS.get(m, m), 'tau': tau[k, 0], 'Psi': Psi[k, 0],
+                    **{f'psi_{a}': p[k, 0] for a, p in psi.items()}, **ci})
     return pd.DataFrame(out).sort_values('tau', ascending=False, ignore_index=True)
 
 _AXES = ('family', 'depth', 'width', 'lr', 'batch_size', 'weight_decay', 'jr', 'n_train', 'label_noise')
