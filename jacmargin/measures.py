@@ -18,10 +18,14 @@ from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm
 
 # %% auto #0
-__all__ = ['MEASURES', 'output_margins', 'margin_percentile', 'frobenius_product', 'spectral_product', 'path_norm', 'sharpness',
-           'sharpness_curve', 'pac_bayes_sigma', 'pac_bayes_kl', 'expected_sharpness', 'pac_bayes_curve',
-           'pac_bayes_alpha', 'plot_pac_bayes', 'wei_ma_complexity', 'plot_wei_ma_hist', 'jacobian_norms',
-           'jacobian_stats', 'compute_measures', 'measure_table', 'kendall_tau', 'granulated_kendall']
+__all__ = ['MEASURES', 'UndefinedMeasureError', 'output_margins', 'margin_percentile', 'frobenius_product', 'spectral_product',
+           'path_norm', 'sharpness', 'sharpness_curve', 'pac_bayes_sigma', 'pac_bayes_kl', 'expected_sharpness',
+           'pac_bayes_curve', 'pac_bayes_alpha', 'plot_pac_bayes', 'wei_ma_complexity', 'plot_wei_ma_hist',
+           'jacobian_norms', 'jacobian_stats', 'compute_measures', 'measure_table', 'kendall_tau', 'granulated_kendall']
+
+# %% ../nbs/06_measures.ipynb #24929479
+class UndefinedMeasureError(ValueError):
+    "A measure without a value for this model and data (e.g. Wei–Ma's when no training point is classified correctly)."
 
 # %% ../nbs/06_measures.ipynb #c0737387
 def _batches(n:int, batch_size:int):
@@ -316,11 +320,13 @@ def _solve_log(f:Callable, target:float, lo:float, hi:float, tol:float=1e-3, n_i
     vl, vh = v(ul), v(uh)
     while vh < 0:
         if uh >= math.log(1e3):
-            raise ValueError(f"Expected sharpness stays below target={target} up to α=1e3: lower the target.")
+            raise UndefinedMeasureError(f"Expected sharpness stays below target={target} up to α=1e3: "
+                                        "lower the target.")
         ul, vl, uh = uh, vh, uh + step
         vh = v(uh)
     while vl >= 0:
-        if ul <= math.log(1e-12): raise ValueError(f"Expected sharpness is above target={target} even at α=1e-12.")
+        if ul <= math.log(1e-12):
+            raise UndefinedMeasureError(f"Expected sharpness is above target={target} even at α=1e-12.")
         uh, vh, ul = ul, vl, ul - step
         vl = v(ul)
     side = 0                                              # which end was kept last (Illinois halves the other's value)
@@ -492,7 +498,8 @@ class _Ctx:
         "Wei–Ma values of the correctly classified points (γ > 0); a misclassified point's ratio is negative."
         w = self.wei_ma
         w = w[w > 0]
-        if not len(w): raise ValueError("No training point is classified correctly: the Wei–Ma measure is undefined.")
+        if not len(w):
+            raise UndefinedMeasureError("No training point is classified correctly: the Wei–Ma measure is undefined.")
         return w
 
 # %% ../nbs/06_measures.ipynb #807b8d1c
@@ -525,6 +532,7 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) �
                      names:Sequence[str]|None=None,  # keys of `MEASURES` to compute (default: all)
                      x_eval:Tensor|None=None,        # inputs of the Jacobian measures (default: x)
                      timings:bool=False,             # add the seconds each measure took
+                     undefined:str='raise',          # 'nan': an undefined measure is NaN, its reason in ['undefined']
                      **kw                            # eps, alpha, sharpness_steps, pac_target, pac_rtol, seed, ...
                     ) -> dict:
     "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y), as a dict."
@@ -534,9 +542,14 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) �
     if 'pac_bayes_kl' in names and 'pac_bayes_kl_se' not in names:        # a Monte Carlo value comes with its error
         names.insert(names.index('pac_bayes_kl') + 1, 'pac_bayes_kl_se')
     c, out = _Ctx(model, check_batch(x), check_labels(y, len(x)), x_eval, **kw), {}
+    if undefined not in ('raise', 'nan'): raise ValueError(f"undefined={undefined!r}: use 'raise' or 'nan'.")
     for n in names:
         t0 = time.perf_counter()
-        out[n] = MEASURES[n](c)
+        try: out[n] = MEASURES[n](c)
+        except UndefinedMeasureError as e:
+            if undefined == 'raise': raise
+            out[n] = float('nan')
+            out.setdefault('undefined', {})[n] = str(e)
         if timings: out[f'time_{n}'] = time.perf_counter() - t0
     return out
 

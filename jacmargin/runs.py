@@ -305,8 +305,11 @@ def _measures(model, data:dict, cfg:Run, fit:dict) -> dict:
     alphas = kw.pop('pac_alphas', None)
     x, y = S.x.to(dev), S.y.to(dev)
     tr, te = (evaluate(model, _loader(data, k, dev)) for k in ('train', 'eval'))
-    m = compute_measures(model, x, y, names=list(cfg.measures), batch_size=1024, seed=cfg.seed, **kw)
+    m = compute_measures(model, x, y, names=list(cfg.measures), batch_size=1024, seed=cfg.seed, undefined='nan',
+                         **kw)
+    und = m.pop('undefined', None)                   # measures without a value for this model: NaN, with the reason
     res = {'train_err': 100 * (1 - tr['acc']), 'test_err': 100 * (1 - te['acc']), **{k: float(v) for k, v in m.items()}}
+    if und: res['undefined'] = und
     if alphas:
         pc = pac_bayes_curve(model, x, y, alphas, n_samples=kw.get('pac_samples', 5), batch_size=1024, seed=cfg.seed)
         res.update(pac_kl=pc.kl.tolist(), pac_es=pc.expected_sharpness.tolist())
@@ -359,11 +362,13 @@ def run(cfg:Run,               # the run
         device=None,           # cpu, cuda, ... (default: the best available)
         root=None,             # data folder (default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data)
         progress:bool=False,   # a progress bar over the training batches
-        return_model:bool=False # also return the trained model (eval mode)
+        return_model:bool=False, # also return the trained model (eval mode)
+        on_diverge:str='raise' # 'record': a run whose loss turns non-finite returns {'diverged': True, ...}
        ):
     "Train and evaluate one `Run`; return the statistics `cfg.stats` as a JSON-ready dict (and the model)."
     if unknown := [s for s in cfg.stats if s not in STATS]:
         raise UserInputError(f"Unknown statistics {unknown}: choose from {', '.join(STATS)}.")
+    if on_diverge not in ('raise', 'record'): raise UserInputError(f"on_diverge={on_diverge!r}: use 'raise' or 'record'.")
     device = torch.device(device) if device else default_device()
     train, measure, ev = run_data(cfg, root)
     seed_everything(cfg.seed)
@@ -375,7 +380,11 @@ def run(cfg:Run,               # the run
                     loss_func=run_loss(cfg), opt=cfg.opt, schedule=piecewise_schedule(cfg.lr_pairs),
                     momentum=cfg.momentum, weight_decay=cfg.weight_decay, regularizers=run_regularizers(cfg, n_classes),
                     callbacks=[stop] if stop else [], progress=progress, eval_train=False)
-    learn.fit(sum(n for _, n in cfg.lr_pairs))
+    try: learn.fit(sum(n for _, n in cfg.lr_pairs))
+    except FloatingPointError as err:                      # the Learner's non-finite-loss error
+        if on_diverge == 'raise': raise
+        res = {'diverged': True, 'epochs': learn.epoch, 'error': str(err)}
+        return (res, model.eval()) if return_model else res
     data = {'train': train, 'measure': measure, 'eval': ev, 'tf_eval': tf_eval}
     fit = {'learner': learn, 'stop': stop, 'device': device}
     res = {k: v for s in cfg.stats for k, v in STATS[s](model, data, cfg, fit).items()}

@@ -19,7 +19,7 @@ from ..runs import Run, run, reg_spec
 
 # %% auto #0
 __all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'Zoo', 'zoo_points',
-           'zoo_config', 'zoo_frame', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo']
+           'zoo_config', 'zoo_frame', 'ranked', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo']
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
@@ -85,7 +85,13 @@ def zoo_frame(records:list, points:list) -> pd.DataFrame:
     pts = points
     if len(pts) != len(df): raise ValueError(f"{len(df)} records for {len(pts)} networks.")
     axes = pd.DataFrame(pts).drop(columns='seed')
-    return pd.concat([axes, df.drop(columns=[c for c in axes if c in df]).assign(gap=df['ge'])], axis=1)
+    df = df.assign(diverged=df['diverged'].fillna(False).astype(bool) if 'diverged' in df else False)
+    return pd.concat([axes, df.drop(columns=[c for c in axes if c in df]).assign(gap=df.get('ge', np.nan))], axis=1)
+
+def ranked(df:pd.DataFrame) -> pd.DataFrame:
+    "The networks a ranking uses: trained without diverging, every measure defined."
+    cols = [m for m in SIGNS if m in df]
+    return df[~df.diverged & df.gap.notna() & df[cols].notna().all(1)].reset_index(drop=True)
 
 def _pairs(df:pd.DataFrame, others:list) -> tuple:
     "(i, j, group) of the row pairs i < j that agree on the columns `others` (all pairs when `others` is empty)."
@@ -200,15 +206,17 @@ def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=
         if len(have) < 3:
             raise UserInputError(f"{len(have)} of the {len(pts)} networks are in {out}/cache: run the zoo first.")
         pts, cfgs = [pts[k] for k in have], [cfgs[k] for k in have]
-    recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    fn = partial(run, device=device, root=root, on_diverge='record')      # a diverged network is kept, flagged
+    recs = run_grid(fn, cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = zoo_frame(recs, pts)
-    rank = rank_measures(df, n_boot=n_boot if len(df) > 4 else 0)
-    title = f"Which measure predicts the gap? {len(df)} of {len(zoo_points(cfg))} networks of the zoo"
+    ok = ranked(df)
+    rank = rank_measures(ok, n_boot=n_boot if len(ok) > 4 else 0)
+    title = f"Which measure predicts the gap? {len(ok)} networks ranked ({len(df)} of {len(zoo_points(cfg))} trained)"
     res = write_results(out, cfg.name, recs, _rank_table(rank), plot_ranking(rank, title))
-    plot_scatter(df, rank).savefig(res['dir'] / f'{cfg.name}-scatter.png', dpi=120)
+    plot_scatter(ok, rank).savefig(res['dir'] / f'{cfg.name}-scatter.png', dpi=120)
     save_csv(df, res['dir'] / 'zoo.csv')
-    if 0 < df.reached.sum() < len(df):                    # Jiang et al. keep only networks at the stopping criterion
-        save_csv(_rank_table(rank_measures(df[df.reached], n_boot=n_boot)), res['dir'] / 'table_reached.csv')
+    if 4 < ok.reached.sum() < len(ok):                    # Jiang et al. keep only networks at the stopping criterion
+        save_csv(_rank_table(rank_measures(ok[ok.reached], n_boot=n_boot)), res['dir'] / 'table_reached.csv')
     return {**res, 'runs': df, 'rank': rank}
 
 def _rank_table(rank:pd.DataFrame) -> pd.DataFrame:
