@@ -90,14 +90,14 @@ _FIG1 = {'cifar10': (FIG1_PAPER, FIG1_SMOKE), 'mnist': (FIG1_MNIST, FIG1_MNIST_S
 
 # %% ../../nbs/22_neyshabur2017.ipynb #fa99c849
 def fig1(cfg:Fig1|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-         progress:bool=True, dataset:str='cifar10', sizes:tuple|None=None) -> dict:
+         progress:bool=True, dataset:str='cifar10', sizes:tuple|None=None, root=None) -> dict:
     "Run Fig. 1-2 (true and random labels at each size, `seeds` times); write tables and the figure to `out/cfg.name`."
     if dataset not in _FIG1: raise UserInputError(f"dataset={dataset!r}: Fig. 1 is configured for {list(_FIG1)}.")
     cfg = pick_scale(cfg, scale, *_FIG1[dataset])
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes))
     cfgs = [replace(cfg.run, n_train=n, label_noise=p, seed=s)
             for n in cfg.sizes for p in (0., 1.) for s in range(cfg.seeds)]
-    recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(labels=lambda d: d.label_noise.map({0.: 'true', 1.: 'random'}))
     table = _table(df, ['n_train', 'labels'])
     return {**write_results(out, cfg.name, recs, table, _plot_fig1(df, cfg)), 'runs': df}
@@ -125,9 +125,9 @@ def _plot_fig1(df:pd.DataFrame, cfg:Fig1):
 
 # %% ../../nbs/22_neyshabur2017.ipynb #c9dcda22
 def fig1_mnist(cfg:Fig1|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-               progress:bool=True, sizes:tuple|None=None) -> dict:
+               progress:bool=True, sizes:tuple|None=None, root=None) -> dict:
     "Fig. 1-2 on MNIST (784-512-10 MLP, `FIG1_MNIST`): true vs random labels by training-set size."
-    return fig1(cfg, scale, out, jobs, device, seeds, progress, dataset='mnist', sizes=sizes)
+    return fig1(cfg, scale, out, jobs, device, seeds, progress, dataset='mnist', sizes=sizes, root=root)
 
 # %% ../../nbs/22_neyshabur2017.ipynb #cd782d3a
 @dataclass(frozen=True)
@@ -146,13 +146,13 @@ _FIG3 = {'cifar10': (FIG3_PAPER, FIG3_SMOKE), 'mnist': (FIG3_MNIST, FIG3_MNIST_S
 
 # %% ../../nbs/22_neyshabur2017.ipynb #d6bfa6e0
 def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-         progress:bool=True, dataset:str='cifar10') -> dict:
+         progress:bool=True, dataset:str='cifar10', root=None) -> dict:
     "Run Fig. 3 (one network per confusion-set size and seed); write tables and the figure to `out/cfg.name`."
     if dataset not in _FIG3: raise UserInputError(f"dataset={dataset!r}: Fig. 3 is configured for {list(_FIG3)}.")
     cfg = pick_scale(cfg, scale, *_FIG3[dataset])
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, n_confusion=c, seed=s) for c in cfg.confusion for s in range(cfg.seeds)]
-    recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs)
     fig = _plot_sweep(df, 'n_confusion', 'size of the random-label set', False,
                       f"Neyshabur et al. 2017, Fig. 3: {cfg.run.model} on {cfg.run.n_train} {cfg.run.dataset} images "
@@ -161,9 +161,9 @@ def fig3(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, devic
 
 # %% ../../nbs/22_neyshabur2017.ipynb #a936cb55
 def fig3_mnist(cfg:Fig3|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-               progress:bool=True) -> dict:
+               progress:bool=True, root=None) -> dict:
     "Fig. 3 on MNIST (`FIG3_MNIST`: Fig. 1's 784-512-10 MLP on 10 000 images plus 0 … 5000 random-label images)."
-    return fig3(cfg, scale, out, jobs, device, seeds, progress, dataset='mnist')
+    return fig3(cfg, scale, out, jobs, device, seeds, progress, dataset='mnist', root=root)
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5de6fe03
 def _plot_sweep(df:pd.DataFrame, x:str, xlabel:str, logx:bool, title:str):
@@ -204,12 +204,12 @@ FIG4_CPU = replace(FIG4_PAPER, widths=tuple(2 ** k for k in range(3, 12)),
 
 # %% ../../nbs/22_neyshabur2017.ipynb #0faa7636
 def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-         progress:bool=True) -> dict:
+         progress:bool=True, root=None) -> dict:
     "Run Fig. 4 (one network per hidden width and seed); write tables and the figure to `out/cfg.name`."
     cfg = pick_scale(cfg, scale, FIG4_PAPER, FIG4_SMOKE, FIG4_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.run, model_kw=(('widths', (h,)),), seed=s) for h in cfg.widths for s in range(cfg.seeds)]
-    recs = run_grid(partial(run, device=device), cfgs, Path(out) / 'cache', jobs, progress=progress)
+    recs = run_grid(partial(run, device=device, root=root), cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = results_frame(recs).assign(hidden=[r['config']['model_kw'][0][1][0] for r in recs])
     fig = _plot_sweep(df, 'hidden', 'hidden units', True,
                       'Neyshabur et al. 2017, Fig. 4: two-layer perceptron on MNIST')

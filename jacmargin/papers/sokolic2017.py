@@ -478,8 +478,8 @@ def _table6_cases(cfg:Table6, device) -> list:
 
 # %% ../../nbs/20_sokolic2017.ipynb #5b6da206
 def table6(cfg:Table6|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
-           progress:bool=True) -> dict:
-    """Measure Table VI in this process (`jobs`, `seeds` unused):
+           progress:bool=True, root=None) -> dict:
+    """Measure Table VI in this process (`jobs`, `seeds`, `root` unused: generated batches):
     step times and ratios to the plain step, beside the paper's."""
     cfg = pick_scale(cfg, scale, TABLE6_PAPER, TABLE6_SMOKE, full=TABLE6_FULL)         # full: the ImageNet ResNet-18
     device = torch.device(device) if device else default_device()
