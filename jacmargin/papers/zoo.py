@@ -29,13 +29,13 @@ _WIDTH = {('mlp', 'narrow'): 64, ('mlp', 'wide'): 256, ('cnn', 'narrow'): 4, ('c
 class Zoo:
     "A model zoo: hyperparameter axes (their full product), data, the stopping rule and the measurement options."
     axes: tuple = (('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
-                   ('lr', (0.02, 0.1)), ('weight_decay', (0., 5e-4)), ('jr', (0., 1., 10.)),
+                   ('lr', (0.03, 0.1)), ('weight_decay', (0., 5e-4)), ('jr', (0., 0.03, 0.1)),
                    ('n_train', (500, 2000)), ('label_noise', (0., 0.1)))
     batch_size: int = 64             # when not an axis
     dataset: str = 'mnist'
     n_test: int = 0                  # 0: the whole official test set
     target_loss: float = 0.01        # stop once the training cross-entropy is below it (Jiang et al.)
-    max_epochs: int = 60             # the cap (a run that hits it is kept, `reached=False`)
+    max_epochs: int = 200            # the cap (a run that hits it is kept, `reached=False`)
     n_margin: int = 50               # training points for the margin bounds, score and attack
     measure_kw: tuple = ()           # options of `compute_measures` (sharpness steps, PAC-Bayes draws, ...)
     defaults: tuple = ()             # ((field, value), ...): values of the fields that are not axes
@@ -51,7 +51,7 @@ def zoo_points(cfg:Zoo) -> list[dict]:
 # %% ../../nbs/24_zoo.ipynb #b44475ba
 def zoo_config(cfg:Zoo, point:dict) -> Run:
     "The `Run` of one point of the zoo (axes missing from the point take the defaults of the table above)."
-    p = {'family': 'mlp', 'depth': 'shallow', 'width': 'narrow', 'lr': 0.02, 'batch_size': cfg.batch_size,
+    p = {'family': 'mlp', 'depth': 'shallow', 'width': 'narrow', 'lr': 0.03, 'batch_size': cfg.batch_size,
          'weight_decay': 0., 'jr': 0., 'n_train': 500, 'label_noise': 0., 'seed': 0, **dict(cfg.defaults), **point}
     if (p['family'], p['depth']) not in _ARCH or (p['family'], p['width']) not in _WIDTH:
         raise UserInputError(f"family/depth/width {p['family']}/{p['depth']}/{p['width']}: use mlp or cnn, "
