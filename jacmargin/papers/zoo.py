@@ -68,7 +68,7 @@ def zoo_config(cfg:Zoo, point:dict) -> Run:
 
 # %% ../../nbs/24_zoo.ipynb #95c7fe4d
 ZOO_MEASURES = tuple(k for k in MEASURES if k != 'pac_bayes_kl_se')     # its standard error comes with the KL
-SIGNS = {**{k: 1 for k in MEASURES}, 'margin': -1, 'margin_min': -1, 'score_margin': -1,
+SIGNS = {**{k: 1 for k in MEASURES if k != 'pac_bayes_kl_se'}, 'margin': -1, 'margin_min': -1, 'score_margin': -1,
          'train_score_median': -1, 'train_gamma3_median': -1, 'train_gamma4_median': -1, 'train_attack_median': -1}
 LABELS = {'margin': 'margin γ (5th pct)', 'margin_min': 'smallest margin', 'score_margin': 'score (5th pct)',
           'inv_margin_sq': '1/γ²', 'l2': 'ℓ2 / γ²', 'l1_path': 'ℓ1-path / γ²', 'l2_path': 'ℓ2-path / γ²',
