@@ -15,8 +15,9 @@ with warnings.catch_warnings():
 
 # %% auto #0
 __all__ = ['LINEAR_TYPES', 'seed_everything', 'device_draw', 'default_device', 'model_device', 'model_dtype', 'full_precision',
-           'reduced_precision', 'measurement', 'check_measure_dtype', 'JacmarginError', 'UserInputError', 'check_batch',
-           'check_labels', 'preserved', 'model_taps', 'record_taps', 'progress_bar']
+           'reduced_precision', 'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError',
+           'PrecisionError', 'check_measure_dtype', 'check_batch', 'check_labels', 'preserved', 'model_taps',
+           'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -124,22 +125,30 @@ def measurement(f):
         with full_precision(): return f(*args, **kwargs)
     return _f
 
-# %% ../nbs/00_core.ipynb #a2d40bdf
-def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
-                        what:str='model'    # its name in the message
-                       ):
-    "Inside a measurement, refuse float16 / bfloat16: their Jacobians and norms carry ~1e-2 relative errors."
-    if dtype in (torch.float16, torch.bfloat16) and _MEASURING.get() and not _REDUCED.get():
-        raise TypeError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} measurement is "
-                        "wrong in the second or third digit). Cast it, e.g. `model.float()` and `x.float()`, or accept "
-                        "the error explicitly inside `jacmargin.core.reduced_precision()`.")
-
 # %% ../nbs/00_core.ipynb #9caa1815
 class JacmarginError(Exception):
     "An error the user can fix: its message says what is wrong and how to fix it (the CLI prints it, no traceback)."
 
 class UserInputError(JacmarginError, ValueError):
     "An argument with a value jacmargin cannot use (a name, a size, a device, a folder)."
+
+class UnsupportedModelError(JacmarginError, ValueError):
+    "A refusal: this model (layer, input) cannot be bounded or measured correctly; the message says why and what to do."
+
+class PrecisionError(UnsupportedModelError, TypeError):
+    "A measurement refused in float16 / bfloat16 (`check_measure_dtype`)."
+
+
+# %% ../nbs/00_core.ipynb #a2d40bdf
+def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
+                        what:str='model'    # its name in the message
+                       ):
+    "Inside a measurement, refuse float16 / bfloat16: their Jacobians and norms carry ~1e-2 relative errors."
+    if dtype in (torch.float16, torch.bfloat16) and _MEASURING.get() and not _REDUCED.get():
+        raise PrecisionError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} measurement "
+                             "is wrong in the second or third digit). Cast it, e.g. `model.float()` and `x.float()`, or "
+                             "accept the error explicitly inside `jacmargin.core.reduced_precision()`.")
+
 
 # %% ../nbs/00_core.ipynb #b32c6cbe
 def check_batch(x,              # what was passed as a batch

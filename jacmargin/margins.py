@@ -9,7 +9,8 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
-from .core import check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype
+from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
+                            UserInputError)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
 from .operators import lipschitz_bound, norm_product
 
@@ -355,15 +356,34 @@ def _max_jacobian_norm(model, pts, output, batch_size):
 
 # %% ../nbs/04_margins.ipynb #76a62795
 def _bounds_of(model:nn.Module, shape:tuple, norms) -> tuple[float, float]:
-    """(L₂, L_F) Lipschitz bounds of the logits: over the graph,
+    """(log L₂, log L_F): natural logs of the Lipschitz bounds of the logits, over the graph,
     or from `norms` (two numbers, or a chain's layer table)."""
-    if norms is None: return lipschitz_bound(model, shape), lipschitz_bound(model, shape, 'frobenius')
+    if norms is None:
+        return lipschitz_bound(model, shape, log=True), lipschitz_bound(model, shape, 'frobenius', log=True)
     if isinstance(norms, pd.DataFrame):                                     # a product: checked to be a chain
-        return norm_product(model, shape, 'spectral', norms), norm_product(model, shape, 'frobenius', norms)
-    ok = isinstance(norms, dict) and {'spectral', 'frobenius'} <= set(norms) and norms['frobenius'] >= norms['spectral']
-    if not ok: raise TypeError("`norms` must be dict(spectral=L2, frobenius=LF) with LF >= L2 (e.g. from "
-                               "`lipschitz_bound(model, input_shape, kind)`), or the `layer_norms` table of a chain.")
-    return float(norms['spectral']), float(norms['frobenius'])
+        return (norm_product(model, shape, 'spectral', norms, log=True),
+                norm_product(model, shape, 'frobenius', norms, log=True))
+    ok = (isinstance(norms, dict) and {'spectral', 'frobenius'} <= set(norms)
+          and norms['frobenius'] >= norms['spectral'] > 0)
+    if not ok: raise UserInputError("`norms` must be dict(spectral=L2, frobenius=LF) with LF >= L2 > 0 (e.g. from "
+                                    "`lipschitz_bound(model, input_shape, kind)`), or the `layer_norms` table of a chain.")
+    return math.log(norms['spectral']), math.log(norms['frobenius'])
+
+def _bound_from_logs(o:Tensor, pos:Tensor, log_den:float, name:str, res:dict) -> Tensor:
+    """o / e^log_den where the score is positive (0 elsewhere): from logs in float64, cast to o's dtype rounding down;
+    its log10 in res['log10_' + name]; a warning for values below the dtype's range."""
+    lg = torch.where(pos, o.double().log() - log_den, -math.inf)                 # (B,) natural log
+    g = lg.exp()
+    gd = g.to(o.dtype)
+    gd = torch.where(gd.double() > g, torch.nextafter(gd, torch.zeros_like(gd)), gd)   # never rounded up
+    res['log10_' + name] = lg / math.log(10)
+    lost = pos & (gd == 0)
+    if lost.any():
+        warnings.warn(f"margin_lower_bounds: {name} is below the {o.dtype} range at {int(lost.sum())} of {len(o)} "
+                      f"points (down to 10^{float(res['log10_' + name][lost].min()):.1f}): reported as 0; "
+                      f"'log10_{name}' holds the values.")
+    return gd
+
 
 # %% ../nbs/04_margins.ipynb #958d1002
 @measurement
@@ -383,13 +403,13 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                         batch_size:int=256,                   # samples per Jacobian batch
                         generator:torch.Generator|None=None   # seeded generator for the random parts
                        ) -> dict:
-    """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors
-    gamma4, gamma3 (bounds), gamma2, gamma1_est (estimates)."""
+    """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
+    with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates)."""
     x = check_batch(x)
     check_measure_dtype(model_dtype(model))
     if output not in ('probs', 'logits'):
-        raise ValueError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
-    L2, LF = _bounds_of(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape), norms)  # or refuse
+        raise UserInputError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
+    lL2, lLF = _bounds_of(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape), norms)  # or refuse
     with torch.no_grad(), preserved(model): logits = model(x)
     o = score(logits.softmax(1) if output == 'probs' else logits, y)
     pos = o > 0
@@ -397,8 +417,9 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     S2 = (s_x.max() if sup_set is None
           else torch.maximum(s_x.max(), _max_jacobian_norm(model, sup_set, output, batch_size)))
     c = 0.5 if output == 'probs' else 1.0                                  # ‖softmax Jacobian‖₂ ≤ ½
-    lb = lambda den: torch.where(pos, o / den, torch.zeros_like(o))
-    res = dict(score=o, jacobian_norm=s_x, gamma2=lb(2 * S2), gamma3=lb(2 * c * L2), gamma4=lb(2 * c * LF))
+    res = dict(score=o, jacobian_norm=s_x, gamma2=torch.where(pos, o / (2 * S2), torch.zeros_like(o)))
+    for name, lL in (('gamma3', lL2), ('gamma4', lLF)):                 # through logs: deep nets over/underflow
+        res[name] = _bound_from_logs(o, pos, math.log(2 * c) + lL, name, res)
     if gamma1:
         if x_adv is None: x_adv = input_margin(model, x, y)[1]
         found = (x_adv != x).flatten(1).any(1)                              # without an adversarial point: NaN

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_operators.ipynb #0f27955a
 from __future__ import annotations
-import copy, inspect, math, operator, warnings
+import copy, inspect, math, operator, re, warnings
 from collections import Counter
 import numpy as np
 import pandas as pd
@@ -13,39 +13,42 @@ import torch.fx
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.modules.utils import _ntuple
-from .core import model_device, model_dtype, measurement, check_measure_dtype, LINEAR_TYPES
+from torch.fx.passes.shape_prop import ShapeProp
+from torch.fx.proxy import TraceError
+from .core import (model_device, model_dtype, measurement, check_measure_dtype, LINEAR_TYPES, UserInputError,
+                            UnsupportedModelError)
 
 # %% auto #0
 __all__ = ['dense_operator', 'operator_norm', 'kernel_reshape_norm', 'operator_frobenius_norm', 'weight_frobenius_norm',
            'fold_batchnorm', 'lipschitz_bound', 'layer_norms', 'norm_product']
 
 # %% ../nbs/02_operators.ipynb #4a494123
-_CONV_DIMS = {nn.Conv1d: 1, nn.Conv2d: 2, nn.Conv3d: 3}
 _CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
 _BN = (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 
 def _check_layer(layer, input_shape) -> tuple:
     "Raise a clear error unless `layer` is a Linear/Conv layer accepting per-sample inputs of `input_shape`."
     if isinstance(layer, nn.modules.conv._ConvTransposeNd):
-        raise TypeError(f"{type(layer).__name__} is not supported: pass the nn.Conv layer whose adjoint it is "
-                        "(same norms), or build its matrix with `torch.func.jacrev`.")
+        raise UnsupportedModelError(f"{type(layer).__name__} is not supported: pass the nn.Conv layer whose adjoint "
+                                    "it is (same norms), or build its matrix with `torch.func.jacrev`.")
     if not isinstance(layer, LINEAR_TYPES):
-        raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
+        raise UnsupportedModelError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
     shape = tuple(int(s) for s in input_shape)
     if isinstance(layer, nn.Linear):
         if len(shape) < 1 or shape[-1] != layer.in_features:
-            raise ValueError(f"input_shape {shape} must end with in_features={layer.in_features}, "
-                             f"e.g. ({layer.in_features},).")
+            raise UserInputError(f"input_shape {shape} must end with in_features={layer.in_features}, "
+                                 f"e.g. ({layer.in_features},).")
         return shape
-    d = _CONV_DIMS[type(layer)]
+    d = len(layer.kernel_size)                                         # Conv1d/2d/3d and their subclasses
     if len(shape) != d + 1:
-        raise ValueError(f"{type(layer).__name__} needs the per-sample input_shape (C, {d} spatial sizes) without the "
-                         f"batch dimension; got {shape}."
-                         + (" Drop the leading batch size." if len(shape) == d + 2 else ""))
+        raise UserInputError(f"{type(layer).__name__} needs the per-sample input_shape (C, {d} spatial sizes) without "
+                             f"the batch dimension; got {shape}."
+                             + (" Drop the leading batch size." if len(shape) == d + 2 else ""))
     if shape[0] != layer.in_channels:
-        raise ValueError(f"input_shape {shape} has {shape[0]} channels but the layer expects "
-                         f"in_channels={layer.in_channels}.")
+        raise UserInputError(f"input_shape {shape} has {shape[0]} channels but the layer expects "
+                             f"in_channels={layer.in_channels}.")
     return shape
+
 
 # %% ../nbs/02_operators.ipynb #0dd67a87
 def _weight(layer, dtype=None) -> Tensor:
@@ -86,19 +89,19 @@ def dense_operator(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
     return torch.cat(cols).T                                                       # (M, D)
 
 # %% ../nbs/02_operators.ipynb #57942b77
-def _power_top(mv, v:Tensor, n_iter:int, tol:float) -> tuple[float, bool]:
-    "Top eigenvalue of the PSD map `mv` by power iteration from `v`: (theta, converged)."
+def _power_top(mv, v:Tensor, n_iter:int, tol:float) -> tuple[float, Tensor, bool]:
+    "Top eigenvalue of the PSD map `mv` by power iteration from `v`: (theta, its unit vector, converged)."
     v, theta = v / v.norm(), 0.
     for _ in range(n_iter):
         w = mv(v)
         theta = (w * v).sum().item()                                           # Rayleigh quotient
-        if theta <= 0: return 0., True
-        if (w - theta * v).norm().item() <= tol * theta: return theta, True    # Ritz residual
+        if theta <= 0: return 0., v, True
+        if (w - theta * v).norm().item() <= tol * theta: return theta, v, True # Ritz residual
         v = w / w.norm()
-    return theta, False
+    return theta, v, False
 
-def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, bool]:
-    "Top eigenvalue of the PSD map `mv` by restarted Lanczos (full re-orthogonalisation): (theta, converged)."
+def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, Tensor, bool]:
+    "Top eigenvalue of the PSD map `mv` by restarted Lanczos (full re-orthogonalisation): (theta, Ritz vector, converged)."
     shape, theta = v.shape, 0.
     for _ in range(max(1, n_iter // m)):
         Q = v.new_zeros(m + 1, v.numel())   # (m+1, D) basis
@@ -116,33 +119,51 @@ def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, 
         k = j + 1
         ev, U = torch.linalg.eigh((H[:k, :k] + H[:k, :k].T) / 2)
         theta, s = ev[-1].item(), U[:, -1]
-        if theta <= 0: return 0., True
         v = (s.to(Q) @ Q[:k]).reshape(shape)                                    # top Ritz vector
-        if (H[k, k-1] * s[-1]).abs().item() <= tol * theta: return theta, True # Ritz residual
-    return theta, False
+        if theta <= 0: return 0., v, True
+        if (H[k, k-1] * s[-1]).abs().item() <= tol * theta: return theta, v, True # Ritz residual
+    return theta, v, False
+
 
 # %% ../nbs/02_operators.ipynb #ae7d82bb
+_ROUND = 1e-9   # relative slack of a certified float64 norm, far above its rounding (LAPACK, FFT, Ritz: ~1e-12)
+
+def _certified(mv, v:Tensor, ok:bool, what:str, n_iter:int) -> float:
+    "sqrt(θ + ‖Bv − θv‖)(1 + _ROUND), θ = vᵀBv, for the unit Ritz vector v of B = AᵀA: the Ritz bracket, rounded up."
+    if not ok: raise UnsupportedModelError(f"operator_norm: the iteration on {what} did not converge in n_iter={n_iter} "
+                                           "products, so there is no certified upper estimate; raise n_iter.")
+    v = v / v.norm()
+    w = mv(v)
+    theta = (w * v).sum().item()
+    return math.sqrt(max(theta + (w - theta * v).norm().item(), 0.)) * (1 + _ROUND)
+
 @measurement
 def operator_norm(layer:nn.Module,       # an nn.Linear or nn.Conv1d/2d/3d
                   input_shape,           # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
                   n_iter:int=2000,       # at most this many operator applications
                   tol:float=1e-6,        # relative Ritz residual at which to stop
                   seed:int=0,            # seed of the start vector
-                  dtype=None,            # dtype of the computation (default: the weight's)
-                  method:str='lanczos'   # 'lanczos' or 'power'
+                  dtype=None,            # dtype of the computation (default: the weight's; float64 when `upper`)
+                  method:str='lanczos',  # 'lanczos' or 'power'
+                  upper:bool=False       # a certified upper estimate (float64, rounded up): what a bound divides by
                  ) -> float:
     "Spectral norm of `layer`'s linear part (bias excluded) on per-sample inputs of `input_shape` (no batch dim)."
     shape = _check_layer(layer, input_shape)
-    if method not in ('lanczos', 'power'): raise ValueError(f"method must be 'lanczos' or 'power', got {method!r}.")
-    w = _weight(layer, dtype)
+    if method not in ('lanczos', 'power'): raise UserInputError(f"method must be 'lanczos' or 'power', got {method!r}.")
+    w = _weight(layer, torch.float64 if upper else dtype)
     check_measure_dtype(w.dtype, 'layer')
-    if isinstance(layer, nn.Linear): return torch.linalg.matrix_norm(w, ord=2).item()
+    if isinstance(layer, nn.Linear):
+        s = torch.linalg.matrix_norm(w, ord=2).item()
+        return s * (1 + _ROUND) if upper else s
     v = torch.randn(1, *shape, generator=torch.Generator().manual_seed(seed),
                     dtype=w.dtype).to(w.device)                                # (1, *input_shape)
     mv = lambda v: _adjoint(layer, _apply(layer, v, w), shape, w)              # A^T A v
-    with torch.no_grad(): theta, ok = (_lanczos_top if method == 'lanczos' else _power_top)(mv, v, n_iter, tol)
+    with torch.no_grad():
+        theta, v, ok = (_lanczos_top if method == 'lanczos' else _power_top)(mv, v, n_iter, tol)
+        if upper: return _certified(mv, v, ok, type(layer).__name__, n_iter)
     if not ok: warnings.warn(f"operator_norm: residual above tol={tol} after n_iter={n_iter} products; raise n_iter.")
     return math.sqrt(max(theta, 0.))
+
 
 # %% ../nbs/02_operators.ipynb #864f0eef
 def _circular_norm(w:Tensor, size) -> float:
@@ -209,9 +230,10 @@ def _check_bn(model:nn.Module):
     "Raise a clear error for a BatchNorm in training mode or without running statistics."
     for n, m in model.named_modules():
         if isinstance(m, _BN) and (m.training or m.running_var is None):
-            raise ValueError(f"BatchNorm '{n}' " + ("is in training mode: call `model.eval()` first (the model's own "
-                             "running statistics define the operator)." if m.training else "has no running statistics "
-                             "(track_running_stats=False): it is not a fixed linear operator."))
+            raise UnsupportedModelError(f"BatchNorm '{n}' " + ("is in training mode: call `model.eval()` first (the "
+                                        "model's own running statistics define the operator)." if m.training else
+                                        "has no running statistics (track_running_stats=False): it is not a fixed "
+                                        "linear operator."))
 
 def _plain_copy(lin) -> nn.Module:
     "A plain (unparametrized) Linear/Conv with `lin`'s configuration and current weight and bias."
@@ -244,12 +266,15 @@ def _fold_into(lin, bn) -> nn.Module:
     return lin
 
 # %% ../nbs/02_operators.ipynb #b1202750
-_BN_CONV = {nn.BatchNorm1d: nn.Conv1d, nn.BatchNorm2d: nn.Conv2d, nn.BatchNorm3d: nn.Conv3d}
+def _bn_dims(bn) -> int:
+    "Spatial dimensions of a BatchNorm1d / 2d / 3d (or a subclass): 1, 2 or 3."
+    return next(d for d, c in enumerate(_BN, 1) if isinstance(bn, c))
 
 def _forward_foldable(bn, conv) -> bool:
     "Whether `bn` folds exactly into the conv that reads its output (no zero padding to break the shift)."
-    return (isinstance(conv, _BN_CONV[type(bn)]) and conv.in_channels == bn.num_features and
-            (conv.padding_mode != 'zeros' or not any(conv._reversed_padding_repeated_twice)))
+    return (_stock(conv, nn.modules.conv._ConvNd) and len(conv.kernel_size) == _bn_dims(bn)
+            and conv.in_channels == bn.num_features
+            and (conv.padding_mode != 'zeros' or not any(conv._reversed_padding_repeated_twice)))
 
 def _fold_forward(bn, conv) -> nn.Module:
     "Fold eval-mode `bn` into the conv that follows it: W' = W diag(s), b' = b + W t; return the new conv."
@@ -264,20 +289,63 @@ def _fold_forward(bn, conv) -> nn.Module:
     _set_bias(conv, b + (w * t.to(w.device)[c][ex]).flatten(1).sum(1))
     return conv
 
+
+# %% ../nbs/02_operators.ipynb #3115ff63
+def _stock(m:nn.Module, cls) -> bool:
+    "`m` is a `cls` running torch's own code (a subclass overriding `forward` or `_conv_forward` is not trusted)."
+    own = lambda f: getattr(getattr(type(m), f, None), '__module__', None) or 'torch.nn.'
+    return isinstance(m, cls) and all(own(f).startswith('torch.nn.') for f in ('forward', '_conv_forward'))
+
+def _declares_branch(m:nn.Module) -> bool:
+    "The block protocol: attributes `branch` (a module) and `shortcut` (a module, or None for the identity), both set."
+    return (isinstance(getattr(m, 'branch', None), nn.Module) and hasattr(m, 'shortcut')
+            and (m.shortcut is None or isinstance(m.shortcut, nn.Module)))
+
+class _BoundTracer(torch.fx.Tracer):
+    "FX tracer that stops at Linear / Conv / BN, declared blocks and torch's other modules; traces through the rest."
+    def is_leaf_module(self, m:nn.Module, qualname:str) -> bool:
+        return (any(_stock(m, c) for c in LINEAR_TYPES + _BN) or _declares_branch(m)
+                or super().is_leaf_module(m, qualname))
+
+def _trace(model:nn.Module) -> torch.fx.GraphModule:
+    "The model's computation graph, or a refusal that says what to do when torch.fx cannot record it."
+    try: return torch.fx.GraphModule(model, _BoundTracer().trace(model))
+    except (TraceError, RuntimeError, TypeError) as e:          # FX's own errors: a Proxy met Python control flow
+        if not isinstance(e, TraceError) and not re.search(r'Proxy|symbolic(ally)? trac', str(e)): raise
+        raise UnsupportedModelError(f"lipschitz_bound: {type(model).__name__} cannot be traced by torch.fx "
+                                    f"({type(e).__name__}: {e}), so its computation graph, and hence a Lipschitz bound, "
+                                    "is unknown. Give each block with data-dependent control flow the attributes "
+                                    "`branch` / `shortcut` (see `lipschitz_bound`), or bound the model yourself.") from e
+
+
 # %% ../nbs/02_operators.ipynb #940e022d
-def _chain_pairs(model:nn.Module) -> list[tuple[str, str]]:
-    "(a, b) module names where b's input is a's output, nothing else reads it, and both are called once."
-    mods = dict(model.named_modules())
-    try: gm = torch.fx.symbolic_trace(model)
-    except Exception:                                                             # untraceable: nn.Sequential adjacency
-        return [(f"{n}.{a}".lstrip('.'), f"{n}.{b}".lstrip('.'))
-                for n, m in mods.items() if isinstance(m, nn.Sequential)
-                for a, b in zip(list(m._modules), list(m._modules)[1:])]
-    calls = Counter(n.target for n in gm.graph.nodes if n.op == 'call_module')
-    return [(n.args[0].target, n.target) for n in gm.graph.nodes
-            if n.op == 'call_module' and n.args and isinstance(n.args[0], torch.fx.Node)
-            and n.args[0].op == 'call_module' and len(n.args[0].users) == 1
-            and calls[n.target] == 1 and calls[n.args[0].target] == 1]
+def _seq_pairs(model:nn.Module) -> list[tuple[str, str, None]]:
+    "Neighbours inside torch's own nn.Sequential containers, each module used once in the model: (a, b, None)."
+    uses = Counter(id(m) for _, m in model.named_modules(remove_duplicate=False))
+    return [(f"{n}.{a}".lstrip('.'), f"{n}.{b}".lstrip('.'), None)
+            for n, m in model.named_modules() if type(m).forward is nn.Sequential.forward
+            for a, b in zip(list(m._modules), list(m._modules)[1:])
+            if uses[id(m._modules[a])] == 1 and uses[id(m._modules[b])] == 1]
+
+def _chain_pairs(model:nn.Module, x:Tensor|None=None, prefix:str='') -> list[tuple[str, str, int|None]]:
+    """(a, b, ndim of a's output on the sample batch `x`, or None) where module b reads module a's output, nothing else
+    reads it, and both are called once; inside declared blocks too. Untraceable: nn.Sequential neighbours only."""
+    try: gm = _trace(model)
+    except UnsupportedModelError: return [(prefix + a, prefix + b, d) for a, b, d in _seq_pairs(model)]
+    if x is not None: ShapeProp(gm).propagate(x)
+    mods = [n for n in gm.graph.nodes if n.op == 'call_module']
+    calls, meta = Counter(n.target for n in mods), lambda n: n.meta.get('tensor_meta')
+    pairs = [(prefix + n.args[0].target, prefix + n.target, meta(n.args[0]) and len(meta(n.args[0]).shape))
+             for n in mods if n.args and isinstance(n.args[0], torch.fx.Node) and n.args[0].op == 'call_module'
+             and len(n.args[0].users) == 1 and calls[n.target] == 1 and calls[n.args[0].target] == 1]
+    for n in mods:                                                              # declared blocks: search inside
+        m, t = gm.get_submodule(n.target), x is not None and meta(n.args[0])
+        if not _declares_branch(m) or calls[n.target] != 1: continue
+        xb = torch.randn(tuple(t.shape), dtype=t.dtype, device=x.device) if t else None
+        for part in ('branch', 'shortcut'):
+            if getattr(m, part) is not None: pairs += _chain_pairs(getattr(m, part), xb, f'{prefix}{n.target}.{part}.')
+    return pairs
+
 
 # %% ../nbs/02_operators.ipynb #08865184
 def _replace(root:nn.Module, name:str, m:nn.Module):
@@ -285,21 +353,49 @@ def _replace(root:nn.Module, name:str, m:nn.Module):
     parent, _, leaf = name.rpartition('.')
     setattr(root.get_submodule(parent), leaf, m)
 
-def fold_batchnorm(model:nn.Module) -> nn.Module:
+def _sample(model:nn.Module, input_shape) -> Tensor:
+    "A seeded sample batch of two inputs of `input_shape` in the model's dtype and on its device."
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(2, *input_shape, generator=g, dtype=model_dtype(model)).to(model_device(model))
+
+def _close(y:Tensor, ref:Tensor) -> bool:
+    "Same values up to the rounding of their dtype."
+    tol = 1e-9 if y.dtype == torch.float64 else 1e-4
+    return y.shape == ref.shape and bool((y - ref).abs().max() <= tol * (1 + ref.abs().max()))
+
+def _hooked(m:nn.Module) -> bool: return bool(m._forward_hooks or m._forward_pre_hooks)
+
+def fold_batchnorm(model:nn.Module,   # the model in eval mode (never changed)
+                   input_shape=None   # per-sample input shape: needed to fold Linear -> BatchNorm1d pairs
+                  ) -> nn.Module:
     "A deep copy of `model` with every eval-mode BatchNorm that directly follows a Linear/Conv folded into it."
     _check_bn(model)
     new = copy.deepcopy(model)
-    mods, pairs, done = dict(new.named_modules()), _chain_pairs(new), set()
-    for a, b in pairs:                                                            # Linear/Conv -> BN: fold backwards
-        if isinstance(mods[a], LINEAR_TYPES) and isinstance(mods[b], _BN):
+    x = None if input_shape is None else _sample(new, tuple(input_shape))
+    mods, done, skipped, folded = dict(new.named_modules()), set(), [], 0
+    pairs = [(a, b, nd) for a, b, nd in _chain_pairs(new, x) if not (_hooked(mods[a]) or _hooked(mods[b]))]
+    for a, b, nd in pairs:                                                        # Linear/Conv -> BN: fold backwards
+        if any(_stock(mods[a], c) for c in LINEAR_TYPES) and any(_stock(mods[b], c) for c in _BN):
+            if isinstance(mods[a], nn.Linear) and nd != 2:    # BN scales axis 1, a Linear's features are the last axis
+                if nd is None: skipped.append(f"'{a}' -> '{b}'")
+                continue
             _replace(new, a, _fold_into(new.get_submodule(a), mods[b]))
             _replace(new, b, nn.Identity())
             done.add(b)
-    for a, b in pairs:                                                          # BN -> Conv (no zero padding): forwards
-        if isinstance(mods[a], _BN) and a not in done and _forward_foldable(mods[a], mods[b]):
+            folded += 1
+    for a, b, nd in pairs:                                                      # BN -> Conv (no zero padding): forwards
+        if any(_stock(mods[a], c) for c in _BN) and a not in done and _forward_foldable(mods[a], mods[b]):
             _replace(new, b, _fold_forward(mods[a], new.get_submodule(b)))
             _replace(new, a, nn.Identity())
+            folded += 1
+    if skipped: warnings.warn(f"fold_batchnorm: Linear -> BatchNorm {', '.join(skipped)} not folded: pass `input_shape` "
+                              "so that the BatchNorm can be checked to scale the Linear's output features (axis 1).")
+    if x is not None and folded:
+        with torch.no_grad(): y, ref = new(x), model(x)
+        if isinstance(ref, Tensor) and not _close(y, ref): raise UnsupportedModelError(f"fold_batchnorm: the folded copy of {type(model).__name__} does not "
+                                               "reproduce its output; bound it with fold=False.")
     return new
+
 
 # %% ../nbs/02_operators.ipynb #7f82123e
 def _window_counts(L:int, Lo:int, k:int, s:int, p:int, d:int=1) -> np.ndarray:
@@ -314,11 +410,15 @@ def _adaptive_counts(L:int, Lo:int) -> np.ndarray:
     return c
 
 # %% ../nbs/02_operators.ipynb #36cfba79
-_POOL_DIMS = {getattr(nn, f'{c}Pool{d}d'): d for d in (1, 2, 3) for c in ('Max', 'Avg', 'AdaptiveMax', 'AdaptiveAvg')}
+_POOLS = tuple(getattr(nn, f'{c}Pool{d}d') for d in (1, 2, 3) for c in ('Max', 'Avg', 'AdaptiveMax', 'AdaptiveAvg'))
+
+def _pool_dims(m:nn.Module) -> int:
+    "Spatial dimensions of a pooling layer of torch (or a subclass): 1, 2 or 3."
+    return next(i // 4 + 1 for i, c in enumerate(_POOLS) if isinstance(m, c))
 
 def _max_pool_bound(m:nn.Module, xs:tuple, ys:tuple) -> float:
     "Lipschitz constant of a (adaptive) max pool from input xs to output ys: sqrt(most windows covering a position)."
-    d, c = _POOL_DIMS[type(m)], 1
+    d, c = _pool_dims(m), 1
     for i, (L, Lo) in enumerate(zip(xs[-d:], ys[-d:])):
         if isinstance(m, nn.modules.pooling._AdaptiveMaxPoolNd): n = _adaptive_counts(L, Lo)
         else: n = _window_counts(L, Lo, *(_ntuple(d)(v)[i] for v in (m.kernel_size, m.stride, m.padding, m.dilation)))
@@ -327,7 +427,7 @@ def _max_pool_bound(m:nn.Module, xs:tuple, ys:tuple) -> float:
 
 def _avg_pool_bound(m:nn.Module, xs:tuple, ys:tuple) -> float:
     "Exact spectral norm of a (adaptive) average pool: the product of the norms of its per-axis averaging matrices."
-    d, out, scale = _POOL_DIMS[type(m)], 1., 1.
+    d, out, scale = _pool_dims(m), 1., 1.
     for i, (L, Lo) in enumerate(zip(xs[-d:], ys[-d:])):
         e = torch.eye(L, dtype=torch.float64)[:, None]                                    # (L, 1, L) basis
         if isinstance(m, nn.modules.pooling._AdaptiveAvgPoolNd): A = F.adaptive_avg_pool1d(e, Lo)[:, 0].T
@@ -335,48 +435,49 @@ def _avg_pool_bound(m:nn.Module, xs:tuple, ys:tuple) -> float:
             k, s, p = (_ntuple(d)(v)[i] for v in (m.kernel_size, m.stride, m.padding))
             A = F.avg_pool1d(e, k, s, p, m.ceil_mode, m.count_include_pad)[:, 0].T          # (Lo, L)
             if getattr(m, 'divisor_override', None): A, scale = (A > 0).double(), 1 / m.divisor_override
-        if A.shape != (Lo, L): raise ValueError(f"{type(m).__name__}: output size {Lo} on axis {i} not reproduced.")
+        if A.shape != (Lo, L):
+            raise UnsupportedModelError(f"{type(m).__name__}: output size {Lo} on axis {i} not reproduced.")
         out *= torch.linalg.matrix_norm(A, ord=2).item()
     return scale * out
 
 # %% ../nbs/02_operators.ipynb #13f1e377
 _ONE = (nn.ReLU, nn.Hardtanh, nn.Tanh, nn.Identity, nn.Flatten, nn.Unflatten, nn.modules.dropout._DropoutNd)  # + ReLU6
 _UNBOUNDED = (nn.LayerNorm, nn.GroupNorm, nn.modules.instancenorm._InstanceNorm, nn.LocalResponseNorm)
-
-def _stock(m:nn.Module, cls) -> bool:
-    "`m` is a `cls` running torch's own forward (a subclass with a forward of its own is not trusted)."
-    return isinstance(m, cls) and getattr(type(m).forward, '__module__', '').startswith('torch.nn.')
+_NORMALISES = ("it divides by a per-sample standard deviation, so it has no global Lipschitz bound (its Jacobian grows "
+               "without limit as that deviation goes to 0). Use BatchNorm (eval mode) or no normalization for a margin "
+               "bound, or bound the model yourself")
 
 def _free_bound(m:nn.Module, xs:tuple, ys:tuple) -> tuple[float, str]:
-    "(Lipschitz bound, kind) of a parameter-free leaf module from per-sample input xs to output ys, or a clear error."
+    "(Lipschitz bound, kind) of a parameter-free leaf module from per-sample input xs to output ys, or a refusal."
     if isinstance(m, nn.modules.dropout._DropoutNd) and m.training:
-        raise ValueError("it is in training mode (a random map): call `model.eval()` first.")
+        raise UnsupportedModelError("it is in training mode (a random map): call `model.eval()` first.")
     if any(_stock(m, c) for c in _ONE): return 1., type(m).__name__
     if _stock(m, nn.Sigmoid): return .25, 'Sigmoid'                                     # max σ' = 1/4
     if _stock(m, nn.LeakyReLU): return max(1., abs(m.negative_slope)), 'LeakyReLU'
     if _stock(m, nn.ELU): return max(1., abs(m.alpha)), 'ELU'
-    if type(m) in _POOL_DIMS:
-        if getattr(m, 'return_indices', False): raise ValueError("return_indices=True is not supported.")
-        if 'Max' in type(m).__name__: return _max_pool_bound(m, xs, ys), f'{type(m).__name__} (selection)'
+    if _stock(m, _POOLS):
+        if getattr(m, 'return_indices', False): raise UnsupportedModelError("return_indices=True is not supported.")
+        if isinstance(m, (nn.modules.pooling._MaxPoolNd, nn.modules.pooling._AdaptiveMaxPoolNd)):
+            return _max_pool_bound(m, xs, ys), f'{type(m).__name__} (selection)'
         return _avg_pool_bound(m, xs, ys), f'{type(m).__name__} (averaging)'
-    if isinstance(m, _UNBOUNDED):
-        raise ValueError("it divides by a per-sample standard deviation, so it has no global Lipschitz bound (its "
-                         "Jacobian grows without limit as that deviation goes to 0). Use BatchNorm (eval mode) or no "
-                         "normalization for a margin bound, or bound the model yourself.")
-    raise ValueError("no Lipschitz bound is known for it (known: Linear, Conv, eval BatchNorm, ReLU / ReLU6 / Hardtanh "
-                     "/ LeakyReLU / ELU, Tanh, Sigmoid, max and average pooling, Flatten, Identity, eval Dropout, "
-                     "each running torch's own forward). Replace it, give the block around it `branch` / `shortcut` "
-                     "(see `lipschitz_bound`), or bound the model yourself.")
+    if isinstance(m, _UNBOUNDED): raise UnsupportedModelError(f"{_NORMALISES}.")
+    raise UnsupportedModelError("no Lipschitz bound is known for it (known: Linear, Conv, eval BatchNorm, ReLU / ReLU6 / "
+                                "Hardtanh / LeakyReLU / ELU, Tanh, Sigmoid, max and average pooling, Flatten, Identity, "
+                                "eval Dropout, each running torch's own forward). Replace it, give the block around it "
+                                "`branch` / `shortcut` (see `lipschitz_bound`), or bound the model yourself.")
+
 
 # %% ../nbs/02_operators.ipynb #c59ded14
 _COLS = ('spectral', 'frobenius', 'weight_frobenius', 'kernel_reshape')
 
 def _leaf_row(name:str, m:nn.Module, xs:tuple, ys:tuple, kinds:tuple, **kw) -> dict:
-    "The `layer_norms` row of one leaf-module call (per-sample input xs, output ys) with the norms named in `kinds`."
+    """The `layer_norms` row of one leaf-module call (per-sample input xs, output ys) with the norms named in `kinds`;
+    spectral and Frobenius norms are certified upper estimates (float64, rounded up)."""
     row = dict(name=name, kind=type(m).__name__, input_shape=xs)
     if any(_stock(m, c) for c in LINEAR_TYPES):
-        f = dict(spectral=lambda: operator_norm(m, xs, **kw),
-                 frobenius=lambda: operator_frobenius_norm(m, xs, kw.get('dtype')),
+        kw = {k: v for k, v in kw.items() if k != 'dtype'}                              # certified: float64
+        f = dict(spectral=lambda: operator_norm(m, xs, upper=True, **kw),
+                 frobenius=lambda: operator_frobenius_norm(m, xs, torch.float64) * (1 + _ROUND),
                  weight_frobenius=lambda: weight_frobenius_norm(m), kernel_reshape=lambda: kernel_reshape_norm(m))
         return row | {k: f[k]() for k in kinds}
     if any(_stock(m, c) for c in _BN):                                                   # eval BN: diag(s) per channel
@@ -386,6 +487,7 @@ def _leaf_row(name:str, m:nn.Module, xs:tuple, ys:tuple, kinds:tuple, **kw) -> d
         return row | dict(kind=f'{type(m).__name__} (diagonal)') | {k: f[k] for k in kinds}
     b, kind = _free_bound(m, xs, ys)
     return row | dict(kind=kind) | {k: b for k in kinds}
+
 
 # %% ../nbs/02_operators.ipynb #c845b7fd
 _POOL_F = {getattr(F, f'{p}{d}d'): (getattr(nn, f'{c}{d}d'), args[:len(args) - (p == 'avg_pool' and d == 1)])
@@ -410,8 +512,18 @@ _CAT = {torch.cat, torch.concat, torch.concatenate, torch.stack}
 _RED = {torch.mean: 'mean', torch.sum: 'sum', 'mean': 'mean', 'sum': 'sum'}
 _MOVE = {torch.permute, torch.transpose, torch.movedim, torch.swapaxes, 'permute', 'transpose', 'movedim', 'swapaxes'}
 _SPLIT = {torch.split, torch.chunk, torch.unbind, 'split', 'chunk', 'unbind'}
-_SHAPE_ONLY = {'size', 'dim', 'numel', 'ndimension', 'nelement'}
-_FUNCTIONAL_LAYERS = {F.linear, F.bilinear, F.conv1d, F.conv2d, F.conv3d, F.batch_norm, F.layer_norm, F.group_norm}
+_SHAPE_ONLY = {'size', 'dim', 'numel', 'ndimension', 'nelement', 'new_zeros', 'new_ones', 'new_full', torch.zeros_like,
+               torch.ones_like, torch.full_like}                              # values that do not depend on the input's
+_SHAPE_ATTRS = {'shape', 'ndim', 'dtype', 'device', 'is_cuda', 'layout', 'requires_grad'}
+_FUNCTIONAL_LAYERS = {F.linear, F.bilinear, F.conv1d, F.conv2d, F.conv3d, F.batch_norm}
+_NORM_F = {F.layer_norm, F.group_norm, F.instance_norm, F.local_response_norm}
+_IOPS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.setitem}   # in-place on arg 0
+_ALIAS = {'view', 'view_as', 'reshape', 'reshape_as', 'flatten', 'unflatten', 'squeeze', 'unsqueeze', 'transpose',
+          'permute', 't', 'movedim', 'swapaxes', 'narrow', 'expand', 'expand_as', 'select', 'chunk', 'split', 'unbind',
+          'contiguous', 'to', 'float', 'double', 'type', 'type_as', 'detach', 'unfold', 'diagonal', 'as_strided',
+          operator.getitem, getattr, torch.flatten, torch.reshape, torch.squeeze, torch.unsqueeze, torch.transpose,
+          torch.permute, torch.movedim, torch.swapaxes, torch.narrow, torch.chunk, torch.split, torch.unbind,
+          torch.select, torch.t, torch.detach} | _DROP                        # results that may share the input's memory
 
 # %% ../nbs/02_operators.ipynb #c8c49a7a
 def _ps(v:Tensor) -> int: return v[0].numel()                                  # per-sample size (dim 0 is the batch)
@@ -420,22 +532,29 @@ def _bind(f, a, kw) -> dict:
     "Arguments of the call f(*a, **kw) by name (defaults left out)."
     return inspect.signature(f).bind(*a, **kw).arguments
 
+def _operands(n, a, kw) -> tuple[list, list]:
+    "(nodes, values) of the two operands of a binary call, `other` (and `input`) given by keyword or not."
+    ks = [k for k in ('input', 'other') if k in n.kwargs]
+    return list(n.args[:2]) + [n.kwargs[k] for k in ks], list(a[:2]) + [kw[k] for k in ks]
+
 def _arith_terms(n, t, a, kw, out, dep) -> list:
     "(input node, factor) terms of add / sub / mul / div; `dep` tells which arguments depend on the input."
+    nodes, vals = _operands(n, a, kw)
     if t in _ADD:                                                              # broadcast to r copies: factor sqrt(r)
         c = [1., abs(kw.get('alpha', 1.))]
-        return [(x, c[i] * math.sqrt(_ps(out) / _ps(v))) for i, (x, v) in enumerate(zip(n.args[:2], a[:2])) if dep(x)]
-    i = 0 if dep(n.args[0]) else 1
-    (x, v), (y, c) = (n.args[i], a[i]), (n.args[1 - i], a[1 - i])
-    if dep(y): raise ValueError("a product or quotient of two input-dependent tensors (gating, attention, "
-                                "normalization) has no Lipschitz bound")
+        return [(x, c[i] * math.sqrt(_ps(out) / _ps(v))) for i, (x, v) in enumerate(zip(nodes, vals)) if dep(x)]
+    i = 0 if dep(nodes[0]) else 1
+    (x, v), (y, c) = (nodes[i], vals[i]), (nodes[1 - i], vals[1 - i])
+    if dep(y): raise UnsupportedModelError("a product or quotient of two input-dependent tensors (gating, attention, "
+                                           "normalization) has no Lipschitz bound")
     if t in _DIV and (i == 1 or kw.get('rounding_mode') is not None):
-        raise ValueError("only true division by a constant is bounded")
+        raise UnsupportedModelError("only true division by a constant is bounded")
     if isinstance(c, Tensor) and out.shape != v.shape:
-        raise ValueError("a constant tensor that broadcasts the input is not bounded")
+        raise UnsupportedModelError("a constant tensor that broadcasts the input is not bounded")
     c = torch.as_tensor(c, dtype=torch.float64).abs()
-    if t in _DIV and c.min() == 0: raise ValueError("division by zero")
+    if t in _DIV and c.min() == 0: raise UnsupportedModelError("division by zero")
     return [(x, (1 / c.min() if t in _DIV else c.max()).item())]                 # diagonal scaling: max |c|
+
 
 # %% ../nbs/02_operators.ipynb #a81d23df
 def _dims(d, ndim:int) -> list:
@@ -444,35 +563,40 @@ def _dims(d, ndim:int) -> list:
 
 def _layout_terms(n, t, a, kw, out, dep) -> list:
     "Terms of concatenations, reductions, permutations, splits and indexing; refused along the batch axis."
-    x, nd = n.args[0], a[0].dim() if isinstance(a[0], Tensor) else 0
+    x = n.args[0] if n.args else n.kwargs.get('tensors', n.kwargs.get('input'))
+    v = a[0] if a else kw.get('tensors', kw.get('input'))
+    nd = v.dim() if isinstance(v, Tensor) else 0
     if t in _CAT:
         if _dims(kw.get('dim', a[1] if len(a) > 1 else 0), out.dim())[0] == 0:
-            raise ValueError("concatenation along the batch")
-        return [(y, 1.) for y in n.args[0] if dep(y)]
+            raise UnsupportedModelError("concatenation along the batch")
+        if isinstance(x, torch.fx.Node): return [(x, 1.)]                   # all parts of one tuple (a split): its norm
+        return [(y, 1.) for y in x if dep(y)]
     if t in _RED:
         d = kw.get('dim', a[1] if len(a) > 1 else None)
-        if d is None or 0 in _dims(d, nd): raise ValueError("a reduction over the batch axis")
-        k = math.prod(a[0].shape[i] for i in _dims(d, nd))                       # mean: 1/sqrt(k), sum: sqrt(k)
+        if d is None or 0 in _dims(d, nd): raise UnsupportedModelError("a reduction over the batch axis")
+        k = math.prod(v.shape[i] for i in _dims(d, nd))                         # mean: 1/sqrt(k), sum: sqrt(k)
         return [(x, k ** (.5 if _RED[t] == 'sum' else -.5))]
     if t in _MOVE:
-        perm = t in ('permute', torch.permute)
-        d = (a[1] if len(a) == 2 and not isinstance(a[1], int) else a[1:]) if perm else list(a[1:]) + list(kw.values())
-        if (_dims(d[0], nd)[0] != 0) if perm else (0 in _dims(d, nd)):
-            raise ValueError("a permutation that moves the batch axis")
+        if t in ('permute', torch.permute):                                  # the permutation must keep axis 0 first
+            p = kw['dims'] if 'dims' in kw else a[1] if len(a) == 2 and not isinstance(a[1], int) else a[1:]
+            moves = _dims(p[0], nd)[0] != 0
+        else: moves = 0 in _dims(list(a[1:]) + [w for k, w in kw.items() if k != 'input'], nd)
+        if moves: raise UnsupportedModelError("a permutation that moves the batch axis")
         return [(x, 1.)]
     if t in _SPLIT:
         unbind = t in ('unbind', torch.unbind)
         d = kw.get('dim', (a[1] if len(a) > 1 else 0) if unbind else (a[2] if len(a) > 2 else 0))
-        if _dims(d, nd)[0] == 0: raise ValueError("a split along the batch axis")
+        if _dims(d, nd)[0] == 0: raise UnsupportedModelError("a split along the batch axis")
         return [(x, 1.)]
-    if not isinstance(a[0], Tensor): return [(x, 1.)]                         # getitem: one part of a split
+    if not isinstance(v, Tensor): return [(x, 1.)]                         # getitem: part(s) of a split
     ix = a[1] if isinstance(a[1], tuple) else (a[1],)
     if not all(isinstance(i, (int, slice, type(None), type(Ellipsis))) for i in ix):
-        raise ValueError("advanced indexing (it can repeat entries)")
+        raise UnsupportedModelError("advanced indexing (it can repeat entries)")
     real = [i for i in ix if i is not None and i is not Ellipsis]
     if not ix or not (ix[0] == slice(None) or (ix[0] is Ellipsis and len(real) < nd)):
-        raise ValueError("indexing along the batch axis")
+        raise UnsupportedModelError("indexing along the batch axis")
     return [(x, 1.)]                                                    # basic indexing picks each entry at most once
+
 
 # %% ../nbs/02_operators.ipynb #2f7a1d20
 def _node_terms(n, a, kw, out, dep) -> tuple:
@@ -481,10 +605,11 @@ def _node_terms(n, a, kw, out, dep) -> tuple:
     if t in _SAME: return [(x, 1.)], 'sum', name
     if t in _ACT: return [(x, _ACT[t](_bind(t, a, kw) if t in (F.leaky_relu, F.elu) else {}))], 'sum', name
     if t in _DROP:
-        if _bind(t, a, kw).get('training', True): raise ValueError("functional dropout in training mode")
+        if _bind(t, a, kw).get('training', True): raise UnsupportedModelError("functional dropout in training mode")
         return [(x, 1.)], 'sum', name
     if t is F.pad:
-        if _bind(t, a, kw).get('mode', 'constant') != 'constant': raise ValueError("only constant padding is bounded")
+        if _bind(t, a, kw).get('mode', 'constant') != 'constant':
+            raise UnsupportedModelError("only constant padding is bounded")
         return [(x, 1.)], 'sum', name
     if t in _POOL_F:
         cls, names = _POOL_F[t]
@@ -493,33 +618,43 @@ def _node_terms(n, a, kw, out, dep) -> tuple:
     if t in _ADD or t in _MUL or t in _DIV: return _arith_terms(n, t, a, kw, out, dep), 'sum', name
     if t in _CAT or t in _RED or t in _MOVE or t in _SPLIT or t is operator.getitem:
         return _layout_terms(n, t, a, kw, out, dep), 'rss' if t in _CAT else 'sum', name
-    if t in _FUNCTIONAL_LAYERS: raise ValueError("a functional layer: use its module (nn.Linear, nn.Conv2d, ...)")
-    raise ValueError("no Lipschitz rule is known for this operation")
+    if t in _NORM_F: raise UnsupportedModelError(_NORMALISES)
+    if t in _FUNCTIONAL_LAYERS:
+        raise UnsupportedModelError("a functional layer: use its module (nn.Linear, nn.Conv2d, nn.BatchNorm2d, ...)")
+    raise UnsupportedModelError("no Lipschitz rule is known for this operation")
 
-# %% ../nbs/02_operators.ipynb #3115ff63
-def _declares_branch(m:nn.Module) -> bool:
-    "The block protocol: attributes `branch` (a module) and `shortcut` (a module, or None for the identity)."
-    sc = getattr(m, 'shortcut', None)
-    return isinstance(getattr(m, 'branch', None), nn.Module) and (sc is None or isinstance(sc, nn.Module))
-
-class _BoundTracer(torch.fx.Tracer):
-    "FX tracer that stops at Linear / Conv / BN, declared blocks and torch's other modules; traces through the rest."
-    def is_leaf_module(self, m:nn.Module, qualname:str) -> bool:
-        return (any(_stock(m, c) for c in LINEAR_TYPES + _BN) or _declares_branch(m)
-                or super().is_leaf_module(m, qualname))
-
-def _trace(model:nn.Module) -> torch.fx.GraphModule:
-    "The model's computation graph, or an error that says what to do."
-    try: return torch.fx.GraphModule(model, _BoundTracer().trace(model))
-    except Exception as e:
-        raise ValueError(f"lipschitz_bound: {type(model).__name__} cannot be traced by torch.fx ({type(e).__name__}: "
-                         f"{e}), so its computation graph, and hence a Lipschitz bound, is unknown. Give each block "
-                         "with data-dependent control flow the attributes `branch` / `shortcut` (see "
-                         "`lipschitz_bound`), or bound the model yourself.") from e
 
 # %% ../nbs/02_operators.ipynb #7a98789e
+def _mutates(p, n) -> bool:
+    "Whether node n writes into its first argument: an in-place method, operator or function, or `inplace=True`."
+    t, name = n.target, getattr(n.target, '__name__', str(n.target))
+    if n.op == 'call_module': return bool(getattr(p.fetch_attr(t), 'inplace', False))
+    if n.op == 'call_method': return t.endswith('_') and not t.startswith('_')
+    if n.op != 'call_function': return False
+    if t in _IOPS or (name.endswith('_') and not name.startswith('_')): return True
+    try: return bool(inspect.signature(t).bind(*n.args, **n.kwargs).arguments.get('inplace', False))
+    except (TypeError, ValueError): return False                  # no signature, or no such call: no `inplace`
+
+def _may_alias(p, n) -> bool:
+    "Whether node n's result may share memory with its first argument (a view, an alias, an in-place result)."
+    if n.op == 'call_module':
+        return isinstance(p.fetch_attr(n.target), (nn.Identity, nn.Flatten, nn.Unflatten, nn.modules.dropout._DropoutNd)
+                          ) or _mutates(p, n)
+    return n.op in ('call_method', 'call_function') and (n.target in _ALIAS or _mutates(p, n))
+
+def _check_inplace(p, n):
+    "Refuse an in-place write into a tensor that is read elsewhere, directly or through a view: the bound can't follow it."
+    v = n.args[0] if n.args else None
+    while isinstance(v, torch.fx.Node):
+        if len(v.users) > 1 or v.op == 'get_attr':
+            raise UnsupportedModelError("it writes in place into a tensor that is also read elsewhere (directly or "
+                                        "through a view), so the graph's values are not the model's: write it out of "
+                                        "place (e.g. `y = h * 2`, not `h.mul_(2)`)")
+        if not _may_alias(p, v): return
+        v = v.args[0] if v.args else None
+
 class _Propagate(torch.fx.Interpreter):
-    "Runs a traced model on a sample batch, carrying per node an upper bound (per kind) of its Lipschitz constant."
+    "Runs a traced model on a sample batch, carrying per node the log of an upper bound (per kind) of its Lipschitz constant."
     def __init__(self, gm, kinds:tuple, kw:dict, prefix:str=''):
         super().__init__(gm)
         self.kinds, self.kw, self.prefix = kinds, kw, prefix
@@ -531,7 +666,7 @@ class _Propagate(torch.fx.Interpreter):
         a, kw = self.fetch_args_kwargs_from_env(n)
         out = super().run_node(n)
         try: self._bound(n, a, kw, out)
-        except ValueError as e:                                        # name the node and say what to do
+        except UnsupportedModelError as e:                             # name the node and say what to do
             mod = n.op == 'call_module'
             what = (f"module '{self.prefix}{n.target}' ({type(self.fetch_attr(n.target)).__name__})" if mod
                     else f"{n.op} '{self.prefix}{n.name}' ({getattr(n.target, '__name__', n.target)})")
@@ -543,61 +678,56 @@ class _Propagate(torch.fx.Interpreter):
         return out
     def _bound(self, n, a, kw, out):
         k, ins = len(self.kinds), [i for i in n.all_input_nodes if self.dep[i]]
-        shape_only = ((n.op == 'call_method' and n.target in _SHAPE_ONLY)             # x.size(), x.shape: not values
-                      or (n.target is getattr and a[1] in ('shape', 'ndim')))
+        if _mutates(self, n): _check_inplace(self, n)
+        shape_only = ((n.op in ('call_method', 'call_function') and n.target in _SHAPE_ONLY)   # x.size(): not values
+                      or (n.target is getattr and a[1] in _SHAPE_ATTRS))
         self.dep[n] = n.op == 'placeholder' or (bool(ins) and not shape_only)
         if n.op == 'placeholder':
-            if len(self.L): raise ValueError("a forward with more than one input is not supported")
-            self.L[n] = np.ones(k)
+            if len(self.L): raise UnsupportedModelError("a forward with more than one input is not supported")
+            self.L[n] = np.zeros(k)                                                     # log 1
             return
         if not self.dep[n] or n.op == 'output':
-            self.L[n] = self.L[n.args[0]] if self.dep[n] else np.zeros(k)
+            self.L[n] = self.L[n.args[0]] if self.dep[n] else np.full(k, -np.inf)       # log 0: a constant
             return
         vals = out if isinstance(out, tuple) else [out]
         if not all(isinstance(v, Tensor) and v.dim() and len(v) == self.B for v in vals):
-            raise ValueError("its result is not a batch of per-sample tensors (it mixes or drops the batch axis, or "
-                             "is a number)")
+            raise UnsupportedModelError("its result is not a batch of per-sample tensors (it mixes or drops the batch "
+                                        "axis, or is a number)")
         terms, mode, row = _module_terms(self, n, a, out) if n.op == 'call_module' else _call_terms(self, n, a, kw, out)
-        if set(ins) - {x for x, _ in terms}: raise ValueError("it uses an input-dependent value no rule covers")
-        L = [np.asarray(c) * self.L[x] for x, c in terms]
-        self.L[n] = np.sum(L, 0) if mode == 'sum' else np.sqrt(np.sum(np.square(L), 0))
+        if set(ins) - {x for x, _ in terms}: raise UnsupportedModelError("it uses an input-dependent value no rule covers")
+        with np.errstate(divide='ignore'):                                 # factors in log space: no overflow
+            L = np.array([(c[1] if isinstance(c, tuple) else np.log(np.asarray(c, float))) + self.L[x]
+                          for x, c in terms]).reshape(len(terms), k)
+        self.L[n] = np.logaddexp.reduce(L, 0) if mode == 'sum' else np.logaddexp.reduce(2 * L, 0) / 2
         if len(terms) > 1: self.merges.append(self.prefix + n.name)
         if row is not None: self.rows.append(row)
+
 
 # %% ../nbs/02_operators.ipynb #087ced89
 def _module_terms(p:_Propagate, n, a, out) -> tuple:
     "Terms and `layer_norms` row of a call_module node: a declared block, or a leaf with its operator norm / bound."
     m, name, x = p.fetch_attr(n.target), p.prefix + n.target, n.args[0]
-    if len(n.args) != 1 or n.kwargs: raise ValueError("a module called with more than one argument")
+    if len(n.args) != 1 or n.kwargs: raise UnsupportedModelError("a module called with more than one argument")
     if _declares_branch(m):
         f, rows = _block_bound(name, m, a[0], p.kinds, p.kw)
         p.rows += rows
         p.merges.append(name)
-        return [(x, f)], 'sum', None
+        return [(x, ('log', f))], 'sum', None
     row = _leaf_row(name, m, tuple(a[0].shape[1:]), tuple(out.shape[1:]), p.kinds, **p.kw)
     f = np.array([row[c] for c in p.kinds])
-    if getattr(m, 'inplace', False) and (f > 1).any() and len(x.users) > 1:
-        raise ValueError("an in-place expansion of a tensor that is read elsewhere")
     return [(x, f)], 'sum', row if any(_stock(m, c) for c in LINEAR_TYPES + _BN) or (f != 1).any() else None
 
 def _call_terms(p:_Propagate, n, a, kw, out) -> tuple:
     "Terms and `layer_norms` row (when its factor is not 1) of a call_function / call_method node."
     terms, mode, label = _node_terms(n, a, kw, out, lambda x: isinstance(x, torch.fx.Node) and p.dep[x])
-    inplace = (n.op == 'call_method' and n.target.endswith('_')) or kw.get('inplace', False)
-    if inplace and len(n.args[0].users) > 1 and any(c > 1 for _, c in terms):
-        raise ValueError("an in-place expansion of a tensor that is read elsewhere")
     if len(terms) != 1 or terms[0][1] == 1: return terms, mode, None
     xs = next(tuple(v.shape[1:]) for v in a if isinstance(v, Tensor) and v.dim() and len(v) == p.B)
     return terms, mode, dict(name=p.prefix + n.name, kind=label, input_shape=xs) | {c: terms[0][1] for c in p.kinds}
 
-# %% ../nbs/02_operators.ipynb #1f4f10ef
-def _close(y:Tensor, ref:Tensor) -> bool:
-    "Same values up to the rounding of their dtype."
-    tol = 1e-9 if y.dtype == torch.float64 else 1e-4
-    return y.shape == ref.shape and bool((y - ref).abs().max() <= tol * (1 + ref.abs().max()))
 
+# %% ../nbs/02_operators.ipynb #1f4f10ef
 def _propagate(model:nn.Module, x:Tensor, kinds:tuple, kw:dict, prefix:str='') -> tuple:
-    "Trace `model`, check its graph on the sample batch x, push the bounds: (bound per kind, rows, merge nodes)."
+    "Trace `model`, check its graph on the sample batch x, push the bounds: (log bound per kind, rows, merge nodes)."
     what = prefix.rstrip('.') or type(model).__name__
     if _BoundTracer().is_leaf_module(model, ''):                                 # one layer: the graph of one call
         L, rows, merges = _propagate(nn.Sequential(model), x, kinds, kw, prefix)
@@ -606,56 +736,86 @@ def _propagate(model:nn.Module, x:Tensor, kinds:tuple, kw:dict, prefix:str='') -
     gm = _trace(model)
     with torch.no_grad(): y, ref = gm(x), model(x)
     if not isinstance(ref, Tensor):
-        raise ValueError(f"lipschitz_bound: '{what}' returns a {type(ref).__name__}, not a tensor (the logits).")
+        raise UnsupportedModelError(f"lipschitz_bound: '{what}' returns a {type(ref).__name__}, not a tensor (the "
+                                    "logits).")
     if not _close(y, ref):
-        raise ValueError(f"lipschitz_bound: the traced graph of '{what}' does not reproduce its output (an in-place "
-                         "update of an aliased tensor, or behaviour FX cannot record): give the block `branch` / "
-                         "`shortcut` (see `lipschitz_bound`), or bound it yourself.")
+        raise UnsupportedModelError(f"lipschitz_bound: the traced graph of '{what}' does not reproduce its output (an "
+                                    "in-place update of an aliased tensor, or behaviour FX cannot record): give the block "
+                                    "`branch` / `shortcut` (see `lipschitz_bound`), or bound it yourself.")
     p = _Propagate(gm, kinds, kw, prefix)
     try:
         with torch.no_grad(): p.run(x)
-    except ValueError:
-        if p.error: raise ValueError(p.error) from None
+    except UnsupportedModelError:
+        if p.error: raise UnsupportedModelError(p.error) from None
         raise
-    return p.L[next(reversed(gm.graph.nodes))], p.rows, p.merges
+    return p.L[list(gm.graph.nodes)[-1]], p.rows, p.merges
+
 
 # %% ../nbs/02_operators.ipynb #ddbcb1ed
 def _block_bound(name:str, m:nn.Module, x:Tensor, kinds:tuple, kw:dict) -> tuple:
-    """Bound of a declared block branch(x) + shortcut(x): ‖branch‖
-    + ‖shortcut‖ (1 for the identity, eq. 54); its rows."""
+    """Log of the bound of a declared block branch(x) + shortcut(x):
+    ‖branch‖ + ‖shortcut‖ (1 for the identity, eq. 54); its rows."""
     with torch.no_grad(): y, ref = m(x), m.branch(x) + (x if m.shortcut is None else m.shortcut(x))
     if not isinstance(y, Tensor) or not _close(y, ref):
-        raise ValueError("it declares `branch` / `shortcut`, but its output is not branch(x) + shortcut(x)")
+        raise UnsupportedModelError("it declares `branch` / `shortcut`, but its output is not branch(x) + shortcut(x)")
     Lb, rows, _ = _propagate(m.branch, x, kinds, kw, f'{name}.branch.')
-    if m.shortcut is None: return Lb + 1, rows
+    if m.shortcut is None: return np.logaddexp(Lb, 0.), rows
     Ls, rs, _ = _propagate(m.shortcut, x, kinds, kw, f'{name}.shortcut.')
-    return Lb + Ls, rows + rs
+    return np.logaddexp(Lb, Ls), rows + rs
+
 
 # %% ../nbs/02_operators.ipynb #3f65793b
+def _check_hooks(model:nn.Module):
+    "Refuse forward (pre-)hooks: they change what a module returns at run time, and no bound over the graph sees them."
+    g = torch.nn.modules.module
+    if g._global_forward_hooks or g._global_forward_pre_hooks:
+        raise UnsupportedModelError("lipschitz_bound: a global forward hook is registered (`register_module_forward_"
+                                    "hook`): it can change what every module returns. Remove it while bounding.")
+    for name, m in model.named_modules():
+        if _hooked(m):
+            raise UnsupportedModelError(f"lipschitz_bound: module '{name or type(model).__name__}' "
+                                        f"({type(m).__name__}) has a forward hook: a hook can change what the module "
+                                        "returns, and the bound over the graph cannot see it. Remove it "
+                                        "(`handle.remove()`) while bounding, or bound the model yourself.")
+
 def _model_bounds(model:nn.Module, input_shape, kinds:tuple, fold:bool=True, **kw) -> tuple:
-    "Checks, BN folding, a sample batch of two and the propagation: (bound per kind, rows, merges) on `input_shape`."
+    """Checks, BN folding, a sample batch of two and the propagation: (log bound per kind, rounded up by `_ROUND`,
+    rows, merges) on `input_shape`."""
     check_measure_dtype(kw.get('dtype') or model_dtype(model))
     _check_bn(model)
+    _check_hooks(model)
     for name, m in model.named_modules():
         if isinstance(m, nn.modules.dropout._DropoutNd) and m.training:
-            raise ValueError(f"Dropout '{name}' is in training mode (a random map): call `model.eval()` first.")
-    m = fold_batchnorm(model) if fold else copy.deepcopy(model)
-    g = torch.Generator().manual_seed(0)
-    x = torch.randn(2, *input_shape, generator=g, dtype=model_dtype(m)).to(model_device(m))    # (2, *input_shape)
-    return _propagate(m, x, kinds, kw)
+            raise UnsupportedModelError(f"Dropout '{name}' is in training mode (a random map): call `model.eval()` "
+                                        "first.")
+    m = fold_batchnorm(model, input_shape) if fold else copy.deepcopy(model)
+    L, rows, merges = _propagate(m, _sample(m, input_shape), kinds, kw)
+    return L + math.log1p(_ROUND), rows, merges
+
 
 # %% ../nbs/02_operators.ipynb #65a4eba3
+def _exp_up(L:float, what:str) -> float:
+    "e^L as a float64 at least as large (inf above its range, its smallest normal number below), saying so."
+    fi = np.finfo(np.float64)
+    if math.log(fi.tiny) < L < math.log(fi.max): return math.exp(L)
+    warnings.warn(f"{what}: the bound is 10^{L / math.log(10):.1f}, outside float64's range: returned as "
+                  f"{'inf' if L > 0 else fi.tiny}; `log=True` gives its logarithm.")
+    return math.inf if L > 0 else float(fi.tiny)
+
 @measurement
 def lipschitz_bound(model:nn.Module,      # the model in eval mode; BN in training mode is refused
                     input_shape,          # per-sample input shape, no batch dimension, e.g. (1, 28, 28)
                     kind:str='spectral',  # 'spectral' (operator norms: γ3) or 'frobenius' (γ4)
                     fold:bool=True,       # fold eval-mode batch norms into adjacent Linear / Conv layers first
+                    log:bool=False,       # return the natural log of the bound (deep nets over- or underflow)
                     **kw                  # passed to `operator_norm` (n_iter, tol, method, ...)
                    ) -> float:
     "Upper bound of the L2 Lipschitz constant of `model` on per-sample inputs of `input_shape`, over its graph."
     if kind not in ('spectral', 'frobenius'):
-        raise ValueError(f"kind must be 'spectral' (γ3) or 'frobenius' (γ4), got {kind!r}.")
-    return float(_model_bounds(model, tuple(input_shape), (kind,), fold, **kw)[0][0])
+        raise UserInputError(f"kind must be 'spectral' (γ3) or 'frobenius' (γ4), got {kind!r}.")
+    L = float(_model_bounds(model, tuple(input_shape), (kind,), fold, **kw)[0][0])
+    return L if log else _exp_up(L, 'lipschitz_bound')
+
 
 # %% ../nbs/02_operators.ipynb #f53815f5
 @measurement
@@ -675,13 +835,18 @@ def norm_product(model:nn.Module,               # a chain model in eval mode (no
                  kind:str='spectral',           # 'spectral' (γ3, eq. 36) or 'frobenius' (γ4, eq. 37)
                  norms:pd.DataFrame|None=None,  # a `layer_norms` table of this model, to avoid recomputing
                  fold:bool=True,                # fold eval-mode batch norms first
+                 log:bool=False,                # return the natural log of the product
                  **kw                           # passed to `operator_norm`
                 ) -> float:
     """Π over a chain's operators of their `kind` norm: 'spectral'
     (γ3, eq. 36) or 'frobenius' (γ4, eq. 37); chains only."""
-    if kind not in _COLS: raise ValueError(f"kind must be one of {_COLS}, got {kind!r}.")
+    if kind not in _COLS: raise UserInputError(f"kind must be one of {_COLS}, got {kind!r}.")
     _, rows, merges = _model_bounds(model, tuple(input_shape), (kind,) if norms is None else (), fold, **kw)
     if merges:
-        raise ValueError(f"{type(model).__name__} is not a chain ({', '.join(merges[:3])} join input-dependent paths), "
-                         "so a product of layer norms bounds nothing: use `lipschitz_bound(model, input_shape, kind)`.")
-    return float(np.prod([r[kind] for r in rows] if norms is None else norms[kind].to_numpy()))
+        raise UnsupportedModelError(f"{type(model).__name__} is not a chain ({', '.join(merges[:3])} join "
+                                    "input-dependent paths), so a product of layer norms bounds nothing: use "
+                                    "`lipschitz_bound(model, input_shape, kind)`.")
+    with np.errstate(divide='ignore'):
+        L = float(np.log(np.asarray([r[kind] for r in rows] if norms is None else norms[kind].to_numpy(), float)).sum())
+    return L if log else _exp_up(L, 'norm_product')
+
