@@ -27,7 +27,9 @@ def agreement(device, tf32:bool=True) -> tuple[pd.DataFrame, bool]:
         frames.append(d.groupby('quantity', sort=False).rel_error.max().rename(name))
     t = pd.concat(frames, axis=1)
     grads = t.index.str.endswith('gradient')
-    ok = bool((t[~grads].fillna(0) <= 1e-5).all().all() and (t[grads].fillna(0) <= 1e-4).all().all())
+    # NaN: refused on both devices (reason printed below); inf: refused on one only, a failure; other errors raise
+    within = lambda part, tol: bool(((part <= tol) | part.isna()).all().all())
+    ok = within(t[~grads], 1e-5) and within(t[grads], 1e-4)
     for r in refusals: print(f"refused (by design): {r}")
     return t, ok
 

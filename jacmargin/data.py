@@ -291,7 +291,10 @@ _CIFAR_BATCHES = [f'data_batch_{i}' for i in range(1, 6)] + ['test_batch']
 
 def _cifar_batch(raw:bytes, where:str) -> tuple:
     try: d = pickle.loads(raw, encoding='bytes')
-    except Exception as e: raise DataFormatError(f"{where}: not a CIFAR batch pickle ({e}).") from e
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError, ImportError,
+            UnicodeDecodeError, OverflowError) as e:                     # what a damaged or foreign pickle raises
+        raise DataFormatError(f"{where}: not a CIFAR batch pickle ({type(e).__name__}: {e}).") from e
+    if not isinstance(d, dict): raise DataFormatError(f"{where}: not a CIFAR batch pickle (a {type(d).__name__}).")
     x, y = np.asarray(d.get(b'data', [])), np.asarray(d.get(b'labels', []), np.int64)
     if (x.dtype != np.uint8 or x.ndim != 2 or x.shape[1] != 3072 or len(x) != len(y)
             or (len(y) and (y.min() < 0 or y.max() > 9))):

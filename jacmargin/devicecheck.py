@@ -4,11 +4,11 @@
 
 # %% ../nbs/14_device_check.ipynb #4df8f299
 from __future__ import annotations
-import copy
+import copy, math
 import pandas as pd
 import torch
 from torch import nn, Tensor
-from .core import full_precision
+from .core import full_precision, UnsupportedModelError
 from .jacobian import jacobian, jacobian_frobenius_sq, jacobian_spectral_norm
 from .regularizers import regularizer_suite, penalty_and_grad
 from .margins import margin_lower_bounds, input_margin
@@ -64,9 +64,9 @@ def _regularizers(model:nn.Module, x:Tensor, y:Tensor, seed:int) -> dict:
     return out
 
 def _margins(model:nn.Module, x:Tensor, y:Tensor) -> dict:
-    "The Thm 4 quantities (score, ‖J‖₂, γ2, γ3, γ4) and the attack distance, or the refusal message."
+    "The Thm 4 quantities (score, ‖J‖₂, γ2, γ3, γ4), or the refusal's message (any other exception is a bug: raised)."
     try: lb = margin_lower_bounds(model, x, y, gamma1=False)
-    except (ValueError, TypeError, NotImplementedError) as e: return {'margin bounds': str(e).splitlines()[0]}
+    except UnsupportedModelError as e: return {'margin bounds': f"refused: {str(e).splitlines()[0]}"}
     return {k: lb[k] for k in ('score', 'jacobian_norm', 'gamma2', 'gamma3', 'gamma4')}
 
 # %% ../nbs/14_device_check.ipynb #ef357eb6
@@ -98,11 +98,14 @@ def device_agreement(model:nn.Module,      # the model (copied, never changed)
     for mode in (('eval', 'train') if _has_bn(model) else ('eval',)):
         ref = _on(model, x, y, 'cpu', torch.float64, mode, seed)
         dev = _on(model, x, y, device, dtype, mode, seed)
-        for k, v in ref.items():
-            if isinstance(v, str):
-                rows.append(dict(mode=mode, quantity=k, rel_error=float('nan'), note=v))
+        for k, v in ref.items():                         # a refusal on both: NaN and its reason; on one only: inf
+            d = dev.get(k, dev.get('margin bounds'))                # a refusal on the device: its message
+            if isinstance(v, str) or isinstance(d, str):
+                both = isinstance(v, str) and isinstance(d, str)
+                rows.append(dict(mode=mode, quantity=k, rel_error=math.nan if both else math.inf,
+                                 note=v if both else f"refused on one device only: {v if isinstance(v, str) else d}"))
                 continue
-            rows.append(dict(mode=mode, quantity=k, rel_error=_rel(dev[k], v), note=''))
+            rows.append(dict(mode=mode, quantity=k, rel_error=_rel(d, v), note=''))
     return pd.DataFrame(rows)
 
 # %% ../nbs/14_device_check.ipynb #4c0953f1

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.func import functional_call
 from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved,
-    record_taps, model_taps, model_dtype, model_device)
+    record_taps, model_taps, model_dtype, model_device, UnsupportedModelError)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm
 
@@ -24,8 +24,9 @@ __all__ = ['MEASURES', 'UndefinedMeasureError', 'output_margins', 'margin_percen
            'jacobian_norms', 'jacobian_stats', 'compute_measures', 'measure_table', 'kendall_tau', 'granulated_kendall']
 
 # %% ../nbs/06_measures.ipynb #24929479
-class UndefinedMeasureError(ValueError):
+class UndefinedMeasureError(UnsupportedModelError):
     "A measure without a value for this model and data (e.g. Wei–Ma's when no training point is classified correctly)."
+
 
 # %% ../nbs/06_measures.ipynb #c0737387
 def _batches(n:int, batch_size:int):
@@ -82,13 +83,13 @@ def margin_percentile(margins:Tensor,  # per-sample margins (m,)
 # %% ../nbs/06_measures.ipynb #61b3bdcc
 _OPS = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
 
-def _folded(model:nn.Module) -> nn.Module:
+def _folded(model:nn.Module, input_shape) -> nn.Module:
     """An eval-mode copy of `model` with batch norm folded into
     the preceding Linear/Conv (Neyshabur et al. 2017, App. A)."""
     _check_model(model)
     m = copy.deepcopy(model).eval()
     has_bn = any(isinstance(b, nn.modules.batchnorm._BatchNorm) for b in m.modules())
-    return fold_batchnorm(m).eval() if has_bn else m
+    return fold_batchnorm(m, input_shape).eval() if has_bn else m
 
 def _forward_ops(model:nn.Module, input_shape) -> list[tuple[str, nn.Module, tuple, int]]:
     """(name, module, per-sample input shape, h = output units) of
@@ -114,7 +115,7 @@ def frobenius_product(model:nn.Module,       # the classifier: (B, *x) → logit
                      ) -> Tensor:
     """Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv
     weights, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."""
-    ops = _forward_ops(_folded(model), tuple(input_shape))
+    ops = _forward_ops(_folded(model, input_shape), tuple(input_shape))
     out = torch.stack([m.weight.detach().double().pow(2).sum() for _, m, _, _ in ops]).prod()
     return out * 4. ** len(ops) if constants else out
 
@@ -126,7 +127,7 @@ def spectral_product(model:nn.Module,       # the classifier: (B, *x) → logits
                     ) -> Tensor:
     """Π_i ‖W_i‖₂² of the (BN-folded) model's operators on
     their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."""
-    ops = _forward_ops(_folded(model), tuple(input_shape))
+    ops = _forward_ops(_folded(model, input_shape), tuple(input_shape))
     s = torch.tensor([operator_norm(m, shp) ** 2 for _, m, shp, _ in ops], dtype=torch.float64)
     h = torch.tensor([h for *_, h in ops], dtype=torch.float64)
     return (s * h).prod() if constants else s.prod()
@@ -154,9 +155,9 @@ def _pool_scale(m:nn.Module, p:float):
     return m.register_forward_hook(hook)
 
 # %% ../nbs/06_measures.ipynb #7767b62e
-def _powered(model:nn.Module, p:float, bias:bool=True) -> nn.Module:
+def _powered(model:nn.Module, input_shape, p:float, bias:bool=True) -> nn.Module:
     "A float64, BN-folded copy of `model` with weights |w|^p, biases |b|^p (or 0) and average pools rescaled."
-    m = _folded(model).double()
+    m = _folded(model, input_shape).double()
     for name, mod in m.named_modules():
         if list(mod.children()): continue
         if type(mod) in _OPS and not nn.utils.parametrize.is_parametrized(mod):
@@ -180,7 +181,7 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
     """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a
     ReLU net (BN folded) by one powered forward pass (float64)."""
     if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
-    m = _powered(model, p, bias)
+    m = _powered(model, input_shape, p, bias)
     ones = torch.ones(1, *input_shape, dtype=torch.float64, device=model_device(m))
     with torch.no_grad(): return m(ones).sum() ** (1 / p)
 

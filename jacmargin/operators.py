@@ -497,13 +497,13 @@ _POOL_F = {getattr(F, f'{p}{d}d'): (getattr(nn, f'{c}{d}d'), args[:len(args) - (
                                      'divisor_override')),
             ('adaptive_max_pool', 'AdaptiveMaxPool', ('output_size', 'return_indices')),
             ('adaptive_avg_pool', 'AdaptiveAvgPool', ('output_size',))]}
-_SAME = {F.relu, torch.relu, F.relu6, F.hardtanh, torch.tanh, F.tanh, torch.flatten, torch.reshape, torch.squeeze,
+_SAME = {F.relu, torch.relu, torch.relu_, F.relu_, torch.tanh_, F.relu6, F.hardtanh, torch.tanh, F.tanh, torch.flatten, torch.reshape, torch.squeeze,
          torch.unsqueeze, torch.clone, operator.neg, operator.pos, torch.neg, 'relu', 'relu_', 'tanh', 'tanh_',
          'flatten', 'view', 'reshape', 'contiguous', 'clone', 'squeeze', 'unsqueeze', 'neg', 'float', 'double', 'to',
          'view_as', 'reshape_as'}
 _ACT = {F.leaky_relu: lambda b: max(1., abs(b.get('negative_slope', .01))),
         F.elu: lambda b: max(1., abs(b.get('alpha', 1.))),
-        torch.sigmoid: lambda b: .25, F.sigmoid: lambda b: .25, 'sigmoid': lambda b: .25, 'sigmoid_': lambda b: .25}
+        torch.sigmoid: lambda b: .25, torch.sigmoid_: lambda b: .25, F.sigmoid: lambda b: .25, 'sigmoid': lambda b: .25, 'sigmoid_': lambda b: .25}
 _DROP = {F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout}
 _ADD = {operator.add, operator.iadd, torch.add, 'add', 'add_', operator.sub, operator.isub, torch.sub, 'sub', 'sub_'}
 _MUL = {operator.mul, operator.imul, torch.mul, 'mul', 'mul_'}
