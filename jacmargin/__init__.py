@@ -8,8 +8,8 @@ __all__ = ['seed_everything', 'default_device', 'full_precision', 'reduced_preci
            'input_margin', 'margin_lower_bounds', 'JacobianRegularizer', 'SpectralJacobianRegularizer',
            'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'WeiMaRegularizer', 'WeightDecay',
            'multiclass_hinge_loss', 'compute_measures', 'jacobian_stats', 'MEASURES', 'load_dataset', 'DATASETS',
-           'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError', 'make_model', 'MODELS', 'Learner', 'Run',
-           'run', 'run_grid']
+           'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError', 'UnsupportedModelError', 'make_model',
+           'MODELS', 'Learner', 'Run', 'run', 'run_grid']
 
 # %% ../nbs/16_api.ipynb #50073e29
 __version__ = "0.1.0"
@@ -23,6 +23,7 @@ from .regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, Per
                                     LargeMarginRegularizer, WeiMaRegularizer, WeightDecay, multiclass_hinge_loss)
 from .measures import compute_measures, jacobian_stats, MEASURES
 from .data import load_dataset, DATASETS, ArrayDataset, TensorLoader, JacmarginError, UserInputError
+from .core import UnsupportedModelError
 from .models import make_model, MODELS
 from .learner import Learner
 from .runs import Run, run
@@ -46,4 +47,5 @@ _all_ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precisi
          'JacobianRegularizer', 'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer',
          'WeiMaRegularizer', 'WeightDecay', 'multiclass_hinge_loss', 'compute_measures', 'jacobian_stats', 'MEASURES',
          'load_dataset', 'DATASETS', 'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError',
+         'UnsupportedModelError',
          'make_model', 'MODELS', 'Learner', 'Run', 'run', 'run_grid']

@@ -145,9 +145,9 @@ def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
                        ):
     "Inside a measurement, refuse float16 / bfloat16: their Jacobians and norms carry ~1e-2 relative errors."
     if dtype in (torch.float16, torch.bfloat16) and _MEASURING.get() and not _REDUCED.get():
-        raise PrecisionError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} measurement "
-                             "is wrong in the second or third digit). Cast it, e.g. `model.float()` and `x.float()`, or "
-                             "accept the error explicitly inside `jacmargin.core.reduced_precision()`.")
+        raise PrecisionError(f"The {what} is {dtype}: jacmargin measures in float32 or float64 (a {dtype} "
+                             "measurement is wrong in the second or third digit). Cast it, e.g. `model.float()` and "
+                             "`x.float()`, or accept the error explicitly inside `jacmargin.core.reduced_precision()`.")
 
 
 # %% ../nbs/00_core.ipynb #b32c6cbe

@@ -365,8 +365,9 @@ def _bounds_of(model:nn.Module, shape:tuple, norms) -> tuple[float, float]:
                 norm_product(model, shape, 'frobenius', norms, log=True))
     ok = (isinstance(norms, dict) and {'spectral', 'frobenius'} <= set(norms)
           and norms['frobenius'] >= norms['spectral'] > 0)
-    if not ok: raise UserInputError("`norms` must be dict(spectral=L2, frobenius=LF) with LF >= L2 > 0 (e.g. from "
-                                    "`lipschitz_bound(model, input_shape, kind)`), or the `layer_norms` table of a chain.")
+    if not ok: raise UserInputError("`norms` must be dict(spectral=L2, frobenius=LF) with LF >= L2 > 0 (e.g. "
+                                    "from `lipschitz_bound(model, input_shape, kind)`), or the `layer_norms` table of "
+                                    "a chain.")
     return math.log(norms['spectral']), math.log(norms['frobenius'])
 
 def _bound_from_logs(o:Tensor, pos:Tensor, log_den:float, name:str, res:dict) -> Tensor:

@@ -101,7 +101,7 @@ def _power_top(mv, v:Tensor, n_iter:int, tol:float) -> tuple[float, Tensor, bool
     return theta, v, False
 
 def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, Tensor, bool]:
-    "Top eigenvalue of the PSD map `mv` by restarted Lanczos (full re-orthogonalisation): (theta, Ritz vector, converged)."
+    "Top eigenvalue of the PSD map `mv` by restarted Lanczos (full re-orthogonalisation): (theta, Ritz vector, ok)."
     shape, theta = v.shape, 0.
     for _ in range(max(1, n_iter // m)):
         Q = v.new_zeros(m + 1, v.numel())   # (m+1, D) basis
@@ -130,8 +130,9 @@ _ROUND = 1e-9   # relative slack of a certified float64 norm, far above its roun
 
 def _certified(mv, v:Tensor, ok:bool, what:str, n_iter:int) -> float:
     "sqrt(θ + ‖Bv − θv‖)(1 + _ROUND), θ = vᵀBv, for the unit Ritz vector v of B = AᵀA: the Ritz bracket, rounded up."
-    if not ok: raise UnsupportedModelError(f"operator_norm: the iteration on {what} did not converge in n_iter={n_iter} "
-                                           "products, so there is no certified upper estimate; raise n_iter.")
+    if not ok: raise UnsupportedModelError(f"operator_norm: the iteration on {what} did not converge in "
+                                           f"n_iter={n_iter} products, so there is no certified upper estimate; "
+                                           "raise n_iter.")
     v = v / v.norm()
     w = mv(v)
     theta = (w * v).sum().item()
@@ -313,9 +314,10 @@ def _trace(model:nn.Module) -> torch.fx.GraphModule:
     except (TraceError, RuntimeError, TypeError) as e:          # FX's own errors: a Proxy met Python control flow
         if not isinstance(e, TraceError) and not re.search(r'Proxy|symbolic(ally)? trac', str(e)): raise
         raise UnsupportedModelError(f"lipschitz_bound: {type(model).__name__} cannot be traced by torch.fx "
-                                    f"({type(e).__name__}: {e}), so its computation graph, and hence a Lipschitz bound, "
-                                    "is unknown. Give each block with data-dependent control flow the attributes "
-                                    "`branch` / `shortcut` (see `lipschitz_bound`), or bound the model yourself.") from e
+                                    f"({type(e).__name__}: {e}), so its computation graph, and hence a Lipschitz "
+                                    "bound, is unknown. Give each block with data-dependent control flow the "
+                                    "attributes `branch` / `shortcut` (see `lipschitz_bound`), or bound the model "
+                                    "yourself.") from e
 
 
 # %% ../nbs/02_operators.ipynb #940e022d
@@ -388,12 +390,14 @@ def fold_batchnorm(model:nn.Module,   # the model in eval mode (never changed)
             _replace(new, b, _fold_forward(mods[a], new.get_submodule(b)))
             _replace(new, a, nn.Identity())
             folded += 1
-    if skipped: warnings.warn(f"fold_batchnorm: Linear -> BatchNorm {', '.join(skipped)} not folded: pass `input_shape` "
-                              "so that the BatchNorm can be checked to scale the Linear's output features (axis 1).")
+    if skipped: warnings.warn(f"fold_batchnorm: Linear -> BatchNorm {', '.join(skipped)} not folded: pass "
+                              "`input_shape` so that the BatchNorm can be checked to scale the Linear's output "
+                              "features (axis 1).")
     if x is not None and folded:
         with torch.no_grad(): y, ref = new(x), model(x)
-        if isinstance(ref, Tensor) and not _close(y, ref): raise UnsupportedModelError(f"fold_batchnorm: the folded copy of {type(model).__name__} does not "
-                                               "reproduce its output; bound it with fold=False.")
+        if isinstance(ref, Tensor) and not _close(y, ref):
+            raise UnsupportedModelError(f"fold_batchnorm: the folded copy of {type(model).__name__} does not "
+                                        "reproduce its output; bound it with fold=False.")
     return new
 
 
@@ -461,10 +465,10 @@ def _free_bound(m:nn.Module, xs:tuple, ys:tuple) -> tuple[float, str]:
             return _max_pool_bound(m, xs, ys), f'{type(m).__name__} (selection)'
         return _avg_pool_bound(m, xs, ys), f'{type(m).__name__} (averaging)'
     if isinstance(m, _UNBOUNDED): raise UnsupportedModelError(f"{_NORMALISES}.")
-    raise UnsupportedModelError("no Lipschitz bound is known for it (known: Linear, Conv, eval BatchNorm, ReLU / ReLU6 / "
-                                "Hardtanh / LeakyReLU / ELU, Tanh, Sigmoid, max and average pooling, Flatten, Identity, "
-                                "eval Dropout, each running torch's own forward). Replace it, give the block around it "
-                                "`branch` / `shortcut` (see `lipschitz_bound`), or bound the model yourself.")
+    raise UnsupportedModelError("no Lipschitz bound is known for it (known: Linear, Conv, eval BatchNorm, ReLU / "
+                                "ReLU6 / Hardtanh / LeakyReLU / ELU, Tanh, Sigmoid, max and average pooling, Flatten, "
+                                "Identity, eval Dropout, each running torch's own forward). Replace it, give the block "
+                                "around it `branch` / `shortcut` (see `lipschitz_bound`), or bound the model yourself.")
 
 
 # %% ../nbs/02_operators.ipynb #c59ded14
@@ -497,13 +501,14 @@ _POOL_F = {getattr(F, f'{p}{d}d'): (getattr(nn, f'{c}{d}d'), args[:len(args) - (
                                      'divisor_override')),
             ('adaptive_max_pool', 'AdaptiveMaxPool', ('output_size', 'return_indices')),
             ('adaptive_avg_pool', 'AdaptiveAvgPool', ('output_size',))]}
-_SAME = {F.relu, torch.relu, torch.relu_, F.relu_, torch.tanh_, F.relu6, F.hardtanh, torch.tanh, F.tanh, torch.flatten, torch.reshape, torch.squeeze,
-         torch.unsqueeze, torch.clone, operator.neg, operator.pos, torch.neg, 'relu', 'relu_', 'tanh', 'tanh_',
-         'flatten', 'view', 'reshape', 'contiguous', 'clone', 'squeeze', 'unsqueeze', 'neg', 'float', 'double', 'to',
+_SAME = {F.relu, torch.relu, torch.relu_, F.relu_, torch.tanh_, F.relu6, F.hardtanh, torch.tanh, F.tanh, torch.flatten,
+         torch.reshape, torch.squeeze, torch.unsqueeze, torch.clone, operator.neg, operator.pos, torch.neg, 'relu',
+         'relu_', 'tanh', 'tanh_', 'flatten', 'view', 'reshape', 'contiguous', 'clone', 'squeeze', 'unsqueeze', 'neg', 'float', 'double', 'to',
          'view_as', 'reshape_as'}
 _ACT = {F.leaky_relu: lambda b: max(1., abs(b.get('negative_slope', .01))),
         F.elu: lambda b: max(1., abs(b.get('alpha', 1.))),
-        torch.sigmoid: lambda b: .25, torch.sigmoid_: lambda b: .25, F.sigmoid: lambda b: .25, 'sigmoid': lambda b: .25, 'sigmoid_': lambda b: .25}
+        torch.sigmoid: lambda b: .25, torch.sigmoid_: lambda b: .25, F.sigmoid: lambda b: .25,
+        'sigmoid': lambda b: .25, 'sigmoid_': lambda b: .25}
 _DROP = {F.dropout, F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout, F.feature_alpha_dropout}
 _ADD = {operator.add, operator.iadd, torch.add, 'add', 'add_', operator.sub, operator.isub, torch.sub, 'sub', 'sub_'}
 _MUL = {operator.mul, operator.imul, torch.mul, 'mul', 'mul_'}
@@ -523,7 +528,7 @@ _ALIAS = {'view', 'view_as', 'reshape', 'reshape_as', 'flatten', 'unflatten', 's
           'contiguous', 'to', 'float', 'double', 'type', 'type_as', 'detach', 'unfold', 'diagonal', 'as_strided',
           operator.getitem, getattr, torch.flatten, torch.reshape, torch.squeeze, torch.unsqueeze, torch.transpose,
           torch.permute, torch.movedim, torch.swapaxes, torch.narrow, torch.chunk, torch.split, torch.unbind,
-          torch.select, torch.t, torch.detach} | _DROP                        # results that may share the input's memory
+          torch.select, torch.t, torch.detach} | _DROP                     # results that may share the input's memory
 
 # %% ../nbs/02_operators.ipynb #c8c49a7a
 def _ps(v:Tensor) -> int: return v[0].numel()                                  # per-sample size (dim 0 is the batch)
@@ -643,7 +648,7 @@ def _may_alias(p, n) -> bool:
     return n.op in ('call_method', 'call_function') and (n.target in _ALIAS or _mutates(p, n))
 
 def _check_inplace(p, n):
-    "Refuse an in-place write into a tensor that is read elsewhere, directly or through a view: the bound can't follow it."
+    "Refuse an in-place write into a tensor read elsewhere, directly or through a view: the bound cannot follow it."
     v = n.args[0] if n.args else None
     while isinstance(v, torch.fx.Node):
         if len(v.users) > 1 or v.op == 'get_attr':
@@ -654,7 +659,7 @@ def _check_inplace(p, n):
         v = v.args[0] if v.args else None
 
 class _Propagate(torch.fx.Interpreter):
-    "Runs a traced model on a sample batch, carrying per node the log of an upper bound (per kind) of its Lipschitz constant."
+    "Runs a traced model on a sample batch, carrying per node the log of an upper bound of its Lipschitz constant."
     def __init__(self, gm, kinds:tuple, kw:dict, prefix:str=''):
         super().__init__(gm)
         self.kinds, self.kw, self.prefix = kinds, kw, prefix
@@ -694,7 +699,8 @@ class _Propagate(torch.fx.Interpreter):
             raise UnsupportedModelError("its result is not a batch of per-sample tensors (it mixes or drops the batch "
                                         "axis, or is a number)")
         terms, mode, row = _module_terms(self, n, a, out) if n.op == 'call_module' else _call_terms(self, n, a, kw, out)
-        if set(ins) - {x for x, _ in terms}: raise UnsupportedModelError("it uses an input-dependent value no rule covers")
+        if set(ins) - {x for x, _ in terms}:
+            raise UnsupportedModelError("it uses an input-dependent value no rule covers")
         with np.errstate(divide='ignore'):                                 # factors in log space: no overflow
             L = np.array([(c[1] if isinstance(c, tuple) else np.log(np.asarray(c, float))) + self.L[x]
                           for x, c in terms]).reshape(len(terms), k)
@@ -739,9 +745,9 @@ def _propagate(model:nn.Module, x:Tensor, kinds:tuple, kw:dict, prefix:str='') -
         raise UnsupportedModelError(f"lipschitz_bound: '{what}' returns a {type(ref).__name__}, not a tensor (the "
                                     "logits).")
     if not _close(y, ref):
-        raise UnsupportedModelError(f"lipschitz_bound: the traced graph of '{what}' does not reproduce its output (an "
-                                    "in-place update of an aliased tensor, or behaviour FX cannot record): give the block "
-                                    "`branch` / `shortcut` (see `lipschitz_bound`), or bound it yourself.")
+        raise UnsupportedModelError(f"lipschitz_bound: the traced graph of '{what}' does not reproduce its output "
+                                    "(an in-place update of an aliased tensor, or behaviour FX cannot record): give "
+                                    "the block `branch` / `shortcut` (see `lipschitz_bound`), or bound it yourself.")
     p = _Propagate(gm, kinds, kw, prefix)
     try:
         with torch.no_grad(): p.run(x)
