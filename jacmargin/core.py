@@ -5,19 +5,21 @@
 # %% ../nbs/00_core.ipynb #2132eff4
 from __future__ import annotations
 import random, contextlib, contextvars, functools, sys, warnings
+from collections import Counter
 from typing import Sequence
 import numpy as np
 import torch
 from torch import nn, Tensor
+from torch.utils._python_dispatch import TorchDispatchMode
 with warnings.catch_warnings():
     warnings.simplefilter('ignore')   # tqdm.auto warns when ipywidgets is missing, then uses the text bar
     from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['LINEAR_TYPES', 'seed_everything', 'device_draw', 'default_device', 'model_device', 'model_dtype', 'full_precision',
-           'reduced_precision', 'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError',
-           'PrecisionError', 'check_measure_dtype', 'check_batch', 'check_labels', 'preserved', 'model_taps',
-           'record_taps', 'progress_bar']
+__all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'DispatchCounter', 'one_hot', 'default_device',
+           'model_device', 'model_dtype', 'full_precision', 'reduced_precision', 'measurement', 'JacmarginError',
+           'UserInputError', 'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype', 'check_batch',
+           'check_labels', 'preserved', 'model_taps', 'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -41,6 +43,34 @@ def device_draw(sample,                               # function of a device ret
     if t.device == device or (device.type == t.device.type and device.index is None): return t
     if t.device.type == 'cpu' and device.type == 'cuda': return t.pin_memory().to(device, non_blocking=True)
     return t.to(device)
+
+# %% ../nbs/00_core.ipynb #d1e2f302
+HOST_READS = ('_local_scalar_dense', 'nonzero', 'masked_select', '_unique', '_unique2', 'unique_dim',
+              'unique_consecutive', 'equal', 'is_pinned', '_pin_memory', 'index with a mask')
+
+def _mask_index(name:str, args) -> bool:
+    "An `index` / `index_put` with a boolean mask: its output size (or work) depends on the data, a host read."
+    return (name in ('index', 'index_put', 'index_put_') and len(args) > 1 and isinstance(args[1], (list, tuple))
+            and any(isinstance(i, Tensor) and i.dtype in (torch.bool, torch.uint8) for i in args[1]))
+
+class DispatchCounter(TorchDispatchMode):
+    "Counts the aten ops dispatched inside it (`ops`) and those that read device values on the host (`host_reads`)."
+    def __init__(self):
+        super().__init__()
+        self.ops = Counter()
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        self.ops['index with a mask' if _mask_index(name, args) else name] += 1
+        return func(*args, **(kwargs or {}))
+    @property
+    def total(self) -> int: return sum(self.ops.values())
+    @property
+    def host_reads(self) -> dict: return {k: v for k, v in self.ops.items() if k in HOST_READS}
+
+def one_hot(idx:Tensor, n:int, dtype=torch.float32) -> Tensor:
+    "`F.one_hot(idx, n)` as `dtype`, without its range check (a host read of the indices' min and max)."
+    return (idx[..., None] == torch.arange(n, device=idx.device)).to(dtype)
+
 
 # %% ../nbs/00_core.ipynb #a2d412bc
 def default_device() -> torch.device:

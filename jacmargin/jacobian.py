@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from .core import (
-    check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw)
+    check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw, one_hot)
 
 # %% auto #0
 __all__ = ['uses_batch_stats', 'held_batch_stats', 'model_output', 'model_graph', 'output_vjp', 'jacobian',
@@ -49,15 +49,16 @@ def held_batch_stats(model:nn.Module   # any model; its batch norms that use bat
 # %% ../nbs/01_jacobian.ipynb #356bf087
 def model_output(logits:Tensor,                # logits (B, C)
                  output:str|Callable='probs',  # 'probs' (paper's f), 'logits', 'margin' or callable
-                 y:Tensor|None=None            # labels (B,), needed by output='margin'
+                 y:Tensor|None=None,           # labels (B,), needed by output='margin'
+                 check:bool=True               # check the labels' range (a host read: training steps skip it)
                 ) -> Tensor:
     "Map logits (B, C) to the output whose Jacobian is taken: 'probs', 'logits', 'margin' (needs `y`) or a callable."
     if callable(output): out = output(logits)
     elif output == 'probs': out = logits.softmax(-1)
     elif output == 'logits': out = logits
     elif output == 'margin':
-        y = check_labels(y, logits.shape[0], logits.shape[1])[:, None]
-        others = logits.masked_fill(F.one_hot(y[:, 0], logits.shape[1]).bool(), float('-inf'))
+        y = check_labels(y, logits.shape[0], logits.shape[1] if check else None)[:, None]
+        others = logits.masked_fill(one_hot(y[:, 0], logits.shape[1], torch.bool), float('-inf'))
         out = logits.gather(1, y) - others.max(1, keepdim=True).values   # (B, 1)
     else: raise ValueError(f"output={output!r}: use 'probs', 'logits', 'margin' or a callable on the logits.")
     if not isinstance(out, Tensor) or out.dim() != 2 or out.shape[0] != logits.shape[0]:
@@ -133,7 +134,7 @@ def random_output_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor
     "n draws of output-space vectors (n, B, K) with E[vvᵀ] = I, the same on every device and dtype for a seed."
     if method == 'one_hot':
         idx = device_draw(lambda d: torch.randint(0, K, (n, B), generator=generator, device=d), like.device, generator)
-        return (F.one_hot(idx, K) * math.sqrt(K)).to(like)
+        return one_hot(idx, K, like.dtype) * math.sqrt(K)              # no host read of the indices
     if dist not in ('sphere', 'gaussian', 'rademacher'):
         raise ValueError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
     if dist == 'rademacher':

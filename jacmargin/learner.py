@@ -102,6 +102,11 @@ class _TensorBatches:
     def __len__(self): return math.ceil(len(self.ts[0]) / self.bs)
     def __iter__(self): return (tuple(t[i:i + self.bs] for t in self.ts) for i in range(0, len(self.ts[0]), self.bs))
 
+def _index_bound(dl) -> int|None:
+    "1 + the largest sample index a loader yields, when it holds its indices as a tensor (read once, here)."
+    ts = getattr(dl, 'ts', None) or getattr(getattr(dl, 'dataset', None), 'tensors', None)
+    return int(ts[2].max()) + 1 if isinstance(ts, (tuple, list)) and len(ts) == 3 and len(ts[2]) else None
+
 def _batches(data, batch_size:int=1024) -> Iterable:
     "Batches from a loader, from tensors `(x, y)` / `(x, y, idx)` / `x`, or from a dataset with `.x`, `.y` tensors."
     if isinstance(data, Tensor): data = (data,)
@@ -208,7 +213,8 @@ def _accumulate(learn, s:dict):
     s['steps'] = s.get('steps', 0) + 1
     for (nm, (r, _f)), p in zip(learn.regs, learn.penalties):
         s[nm] = s.get(nm, 0) + p.detach().float()
-        for k, v in (getattr(r, 'last', None) or {}).items():
+        last = getattr(r, 'last_tensors', None)                   # tensors: `last` would read them on the host
+        for k, v in ((getattr(r, 'last', None) or {}) if last is None else last).items():
             s[f"{nm}.{k}"] = s.get(f"{nm}.{k}", 0) + (v.detach().float().mean() if isinstance(v, Tensor) else float(v))
 
 def _epoch_row(learn, s:dict, t_train:float, eval_train:bool) -> dict:
@@ -334,6 +340,10 @@ class Learner:
         self.train_dl, self.valid_dl = _batches(train_dl), None if valid_dl is None else _batches(valid_dl)
         self.device, self.dtype = model_device(model), model_dtype(model)
         self.regs, self.autocast = _check_regs(regularizers), autocast
+        n = _index_bound(self.train_dl)      # per-sample state sized once here: no host read of idx.max() per step
+        for _, (r, _f) in self.regs:
+            if n and getattr(r, 'needs_index', False) and hasattr(r, 'n_samples') and (r.n_samples or 0) < n:
+                r.n_samples = n
         _autocast(self.device, autocast)                                                       # validates `autocast`
         self.opt = _make_opt(opt, model.parameters(), self.schedule(0), momentum, weight_decay)
         ddp = ddp_split and isinstance(model, DistributedDataParallel)

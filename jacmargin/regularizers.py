@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from torch.autograd.graph import get_gradient_edge
-from .core import check_labels, model_taps, device_draw, preserved, LINEAR_TYPES, UserInputError
+from .core import check_labels, model_taps, device_draw, preserved, LINEAR_TYPES, UserInputError, one_hot
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 
 # %% auto #0
@@ -32,7 +32,7 @@ def multiclass_hinge_loss(logits:Tensor, y:Tensor, margin:float=1., variant:str=
     B, C = logits.shape
     y = check_labels(y, B)                                                  # no range check: no device sync
     viol = margin + logits - logits.gather(1, y[:, None])                  # (B, C): Δ + F_j - F_y
-    viol = viol.masked_fill(F.one_hot(y, C).bool(), float('-inf')).clamp_min(0)   # j = y excluded
+    viol = viol.masked_fill(one_hot(y, C, torch.bool), float('-inf')).clamp_min(0)   # j = y excluded
     if variant == 'crammer_singer': per = viol.max(1).values
     elif variant == 'weston_watkins':
         per = (viol.pow(2) if squared else viol).sum(1)
@@ -77,7 +77,7 @@ def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|C
     """(xg, out (B, K)): the training forward when `x` requires
     grad and no batch norm couples samples, else `model_graph`."""
     if _reuses_forward(model, logits, captured=x.requires_grad):
-        with torch.enable_grad(): return x, model_output(logits, output, y)
+        with torch.enable_grad(): return x, model_output(logits, output, y, check=False)
     return model_graph(model, x, output, y)
 
 def _no_autocast(device:torch.device):
@@ -189,7 +189,7 @@ def _held_graph(model:nn.Module, x:Tensor, output, y, records:Sequence|None) -> 
     if not records or None in records: return model_graph(model, x, output, y)
     xg = x.detach().requires_grad_(True)
     with torch.enable_grad(), preserved(model), _saved_stats(model, records): logits = model(xg)
-    with torch.enable_grad(): return xg, model_output(logits, output, y)
+    with torch.enable_grad(): return xg, model_output(logits, output, y, check=False)
 
 # %% ../nbs/05_regularizers.ipynb #c30cef55
 @contextlib.contextmanager
@@ -289,7 +289,7 @@ def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:d
     coupled = _batch_coupled(model)
     has_x = bool(rec and rec.get('x') is x)                          # the forward's input layers were recorded
     if _reuses_forward(model, logits, captured=bool(io or not taps) and (has_x or x.requires_grad)):
-        return (rec if has_x else {'xr': x}), model_output(logits, output, y)
+        return (rec if has_x else {'xr': x}), model_output(logits, output, y, check=False)
     rec, io = {}, {} if io is None else io
     io.clear()
     with _capture_io(model, taps, io), _input_layers(model, rec, force=True):
@@ -414,7 +414,7 @@ class PerLayerJacobianRegularizer(Regularizer):
         "Tap records, output (B, K) and batch-norm nodes to hold: the training forward's, else an own forward's."
         io, bn, self._io, self._bn = self._io, self._bn, None, None
         if _reuses_forward(model, logits, captured=bool(io), bn=bn):
-            return io, model_output(logits, self.output, y), bn if _batch_coupled(model) else []
+            return io, model_output(logits, self.output, y, check=False), bn if _batch_coupled(model) else []
         io = {}
         with _capture_io(model, self._names(model), io, alias=True): _, out = model_graph(model, x, self.output, y)
         return io, out, []
@@ -429,7 +429,7 @@ def __call__(self:PerLayerJacobianRegularizer, model, x, y=None, logits=None):
         else:
             pi = device_draw(lambda d: torch.randint(0, M, (B,), generator=self.generator, device=d), out.device,
                              self.generator)
-            v = F.one_hot(pi, M).to(out)[None] * (M if self.unbiased else 1) ** 0.5        # (1, B, M)
+            v = one_hot(pi, M, out.dtype)[None] * (M if self.unbiased else 1) ** 0.5        # (1, B, M)
         mods, names = dict(model.named_modules()), list(io)
         alias = [n for n in names if io[n][0].requires_grad]          # their input gradient is g W: same pass
         per, D = {n: out.new_zeros(()) for n in names}, {}
@@ -534,7 +534,7 @@ class WeiMaRegularizer(Regularizer):
         io, bn, self._io, self._bn = self._io, self._bn, None, None
         with torch.enable_grad():
             if _reuses_forward(model, logits, captured=bool(io)):
-                m = model_output(logits, 'margin', y)                                   # (B, 1)
+                m = model_output(logits, 'margin', y, check=False)                                   # (B, 1)
             else:
                 io, bn = {}, bn if logits is not None else None                     # saved statistics: same forward
                 with _capture_io(model, self._names(model), io): _, m = _held_graph(model, x, 'margin', y, bn)
