@@ -1,0 +1,72 @@
+"""The saved outputs of the notebooks' result cells must show the committed results.
+
+A result cell reads committed files under nbs/results/ (a `Path('results/...')` in its source) to print a table or show a figure,
+without training. The docs site and GitHub show the outputs saved in the notebook, so a stale one would show an old result.
+
+    python tools/result_outputs.py            # check: re-run every result cell, compare with its saved outputs (CI)
+    python tools/result_outputs.py --write    # re-run them and save the fresh outputs (then commit)
+
+Only these cells run (in the notebook's folder, with `Path`, `display`, `Image` / `ShowImage` and `Markdown` defined), so the
+check takes seconds. Exit code 1 when a saved output differs from what the committed files give.
+"""
+import argparse, json, os, re, sys
+from pathlib import Path
+from execnb.shell import CaptureShell
+
+NBS = Path(__file__).resolve().parent.parent / 'nbs'
+PREAMBLE = ("from pathlib import Path\nfrom IPython.display import display, Image, Markdown\n"
+            "from IPython.display import Image as ShowImage\n")
+
+def result_cells(nb:dict) -> list:
+    "Code cells that show committed results: they read `results/...` and neither export, test nor train."
+    return [c for c in nb['cells'] if c['cell_type'] == 'code' and re.search(r"Path\(['\"]results/", ''.join(c['source']))
+            and not re.search(r'#\|\s*export|rebuild_from_cache|test_eq|tempfile', ''.join(c['source']))]
+
+def _norm(outputs:list) -> list:
+    "What a reader sees: stream text and the rich payloads (image bytes, markdown, html), whitespace-normalised."
+    seen = []
+    for o in outputs:
+        if o.get('output_type') == 'stream': seen.append(('text', ''.join(o.get('text', ''))))
+        for k, v in sorted(o.get('data', {}).items()):
+            if k == 'text/plain' and len(o['data']) > 1: continue        # the repr of a rich object
+            seen.append((k, re.sub(r'\s+', '', ''.join(v)) if k.startswith('image/') else ''.join(v)))
+    merged = []                                                              # consecutive streams count as one text
+    for kind, v in seen:
+        if merged and kind == 'text' and merged[-1][0] == 'text': merged[-1] = ('text', merged[-1][1] + v)
+        else: merged.append((kind, v))
+    return merged
+
+def run_cell(src:str) -> list:
+    "The outputs of `src` run on its own in the notebooks' folder."
+    cwd = os.getcwd()
+    os.chdir(NBS)
+    try:
+        sh = CaptureShell()
+        sh.run(PREAMBLE)
+        out = sh.run(src)
+        if sh.exc: raise RuntimeError(f"the cell failed: {sh.exc!r}\n{src}")
+        return out
+    finally: os.chdir(cwd)
+
+def main(write:bool=False) -> int:
+    stale = []
+    for p in sorted(NBS.glob('*.ipynb')):
+        nb = json.loads(p.read_text(encoding='utf-8'))
+        cells = result_cells(nb)
+        for c in cells:
+            fresh = run_cell(''.join(c['source']))
+            if _norm(fresh) != _norm(c.get('outputs', [])):
+                stale.append(f"{p.name} cell {c.get('id')}: {''.join(c['source']).splitlines()[0][:70]}")
+                c['outputs'] = fresh
+        if write and cells and any(s.startswith(p.name) for s in stale):
+            p.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n', encoding='utf-8')
+    for s in stale: print(('rewritten: ' if write else 'stale saved output: ') + s)
+    n = sum(len(result_cells(json.loads(p.read_text(encoding='utf-8')))) for p in NBS.glob('*.ipynb'))
+    print(f"{n} result cells, {len(stale)} {'rewritten' if write else 'stale'}")
+    if stale and not write: print("Fix: python tools/result_outputs.py --write && nbdev_clean, then commit the notebooks.")
+    return 1 if stale and not write else 0
+
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--write', action='store_true', help='save the fresh outputs into the notebooks')
+    sys.exit(main(ap.parse_args().write))
