@@ -4,7 +4,7 @@
 
 # %% ../nbs/30_cli.ipynb #ef7dca68
 from __future__ import annotations
-import contextlib, difflib, importlib, json, logging, os, pkgutil, shutil, sys, time
+import contextlib, difflib, importlib, json, logging, os, pkgutil, shutil, sys, tempfile, time
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -138,25 +138,46 @@ def _check_device(device:str|None) -> str|None:
 
 # %% ../nbs/30_cli.ipynb #6d294fc8
 def _check_out(out:str) -> Path:
-    "The output folder, refused when it is a file or cannot be created."
+    "The output folder, refused when it is a file or when nothing can be written where it would be (tried, not guessed)."
     p = Path(out).expanduser()
     if p.exists() and not p.is_dir():
         raise UserInputError(f"--out {out}: a file is in the way. Fix: give a folder name.")
     q = p
     while not q.exists(): q = q.parent
-    if not os.access(q, os.W_OK):
-        raise UserInputError(f"--out {out}: {q} is not writable. Fix: give a folder you can write to.")
+    try: shutil.rmtree(tempfile.mkdtemp(prefix='.jacmargin-write-test-', dir=q))   # root passes os.access checks
+    except OSError as e:
+        raise UserInputError(f"--out {out}: nothing can be written in {q} ({e.strerror or e}). Fix: give a folder you "
+                             "can write to.") from None
     return p
 
 def _check_root(root:str|None) -> str|None:
-    "The data folder given with --root: it must be an existing folder."
-    if root is None: return None
-    p = Path(root).expanduser()
+    "The data folder given with --root (or $JACMARGIN_DATA): it must be an existing folder."
+    env = os.environ.get('JACMARGIN_DATA') if root is None else None
+    if root is None and not env: return None
+    p, what = Path(root or env).expanduser(), f'--root {root}' if root is not None else f'JACMARGIN_DATA={env}'
     if not p.is_dir():
-        what = 'is a file; give the folder that holds it' if p.exists() else 'does not exist'
-        raise UserInputError(f"--root {root}: {what}. Fix: point --root at a folder of data files, or leave it out "
-                             f"(default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data, and the installed copies).")
-    return str(p)
+        why = 'is a file; give the folder that holds it' if p.exists() else 'does not exist'
+        how = ('point --root at a folder of data files, or leave it out' if root is not None else
+               'point JACMARGIN_DATA at a folder of data files, or unset it')
+        raise UserInputError(f"{what}: {why}. Fix: {how} (default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data, and "
+                             "the installed copies).")
+    return str(p) if root is not None else None
+
+_MAX_SEEDS = 100
+
+def _check_counts(seeds:int|None, jobs:int, device:str|None) -> int:
+    "Refuse absurd seed counts; cap --jobs at this machine's cores, saying so. Returns the jobs to run."
+    _positive(seeds=seeds, jobs=jobs)
+    if seeds is not None and seeds > _MAX_SEEDS:
+        raise UserInputError(f"--seeds {seeds}: every seed repeats the whole grid; at most {_MAX_SEEDS}. Fix: e.g. "
+                             "--seeds 3 (the papers' count), or leave it out.")
+    cores = os.cpu_count() or 1
+    if jobs > cores:
+        print(f"--jobs {jobs}: this machine has {cores} CPU cores, so {cores} worker processes run (each needs a core "
+              f"{'to launch its GPU work' if device and not device.startswith('cpu') else 'to train'}).", flush=True)
+        return cores
+    return jobs
+
 
 # %% ../nbs/30_cli.ipynb #60271179
 _TITLES = {**DATA_TITLES, 'lared': 'LaRED (class folders)', 'imagenet': 'ImageNet (class folders)'}
@@ -277,8 +298,8 @@ def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jac
     info = _info(name)
     if scale not in info.cost:
         raise UserInputError(f"{name} has no scale {scale!r}. Fix: use {' or '.join(map(repr, info.cost))}.")
-    _positive(seeds=seeds, jobs=jobs)
     device, outd, root = _check_device(device), _check_out(out), _check_root(root)
+    jobs = _check_counts(seeds, jobs, device)
     slurm = _check_executor(executor, partition=slurm_partition, time=slurm_time, gpus=slurm_gpus, cpus=slurm_cpus,
                             mem_gb=slurm_mem_gb, account=slurm_account)
     fetch, existed = _check_data(name, scale, root, download), outd.exists()

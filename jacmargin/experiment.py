@@ -5,7 +5,7 @@
 # %% ../nbs/13_experiment.ipynb #f3e74625
 from __future__ import annotations
 import contextlib, contextvars, tempfile, dataclasses, hashlib, importlib.util, json, os, platform, shlex, shutil, sys
-import time, datetime
+import time, datetime, warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -13,14 +13,14 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 import torch
-from .core import default_device, progress_bar
+from .core import default_device, progress_bar, JacmarginError
 from .data import loaded_sources, UserInputError
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'ResultCache',
-           'grid_executor', 'run_grid', 'rebuild_from_cache', 'check_slurm', 'slurm_executor', 'results_frame',
-           'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale', 'command_line',
-           'provenance', 'provenance_markdown', 'save_csv', 'write_results']
+__all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'CacheError',
+           'ResultCache', 'grid_executor', 'run_grid', 'rebuild_from_cache', 'check_slurm', 'slurm_executor',
+           'results_frame', 'summarize', 'run_protocol', 'compare_table', 'markdown_table', 'save_figure', 'pick_scale',
+           'command_line', 'provenance', 'provenance_markdown', 'save_csv', 'write_results']
 
 # %% ../nbs/13_experiment.ipynb #8358be46
 def config_dict(cfg) -> dict:
@@ -62,15 +62,31 @@ def run_meta(device=None) -> dict:
             'finished': datetime.datetime.now().astimezone().isoformat(timespec='seconds')}
 
 # %% ../nbs/13_experiment.ipynb #979ceb29
+class CacheError(JacmarginError):
+    "A cache record that cannot be read or set aside: the message names the file and says what to do."
+
+def _load(p:Path) -> dict|None:
+    "The record at `p`; an unreadable one (truncated, not JSON) is moved aside to `<name>.corrupt` with a warning: None."
+    try: return json.loads(p.read_text(encoding='utf-8'))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        bad = p.with_name(p.name + '.corrupt')
+        try: p.replace(bad)
+        except OSError as e2:
+            raise CacheError(f"{p}: an unreadable cache record ({type(e).__name__}: {e}) that cannot be moved aside "
+                             f"({e2}). Delete it; `jacmargin run` then retrains that run.") from e
+        warnings.warn(f"{p}: an unreadable cache record ({type(e).__name__}: {e}); moved to {bad.name}, the run is "
+                      "trained again.")
+        return None
+
 class ResultCache:
     "A folder of JSON results, one file per config: `root/<ConfigClass>/<hash>.json`."
     def __init__(self, root): self.root = Path(root)
     def path(self, cfg) -> Path: return self.root / type(cfg).__name__ / f"{config_hash(cfg)}.json"
-    def __contains__(self, cfg) -> bool: return self.path(cfg).exists()
+    def __contains__(self, cfg) -> bool: return self.get(cfg) is not None
     def get(self, cfg) -> dict|None:
         "The stored record {'config', 'result', 'meta'} of `cfg`, or None."
         p = self.path(cfg)
-        return json.loads(p.read_text()) if p.exists() else None
+        return _load(p) if p.exists() else None
     def put(self, cfg, result:dict, meta:dict|None=None) -> dict:
         "Store `result` for `cfg` atomically; return the record."
         rec = {'config': config_dict(cfg), 'config_class': type(cfg).__name__, 'result': result,
@@ -86,7 +102,7 @@ class ResultCache:
         name = cls if isinstance(cls, (str, type(None))) else cls.__name__
         dirs = ([self.root / name] if name else
                 [d for d in self.root.iterdir() if d.is_dir()] if self.root.exists() else [])
-        return [json.loads(p.read_text()) for d in dirs for p in sorted(d.glob('*.json'))]
+        return [r for d in dirs for p in sorted(d.glob('*.json')) if (r := _load(p)) is not None]
 
 def _json_default(o):
     if isinstance(o, np.generic): return o.item()
