@@ -105,7 +105,8 @@ def experiments() -> dict:
 def _info(name:str) -> ExperimentInfo:
     "The `EXPERIMENT_INFO` of `name`, or a user error naming the closest names."
     if name not in EXPERIMENT_INFO:
-        close = difflib.get_close_matches(name, list(EXPERIMENT_INFO), n=3, cutoff=0.4)
+        key = name.lower().replace('_', '-')                                   # SOKOLIC2017_TABLE2 is close
+        close = [key] if key in EXPERIMENT_INFO else difflib.get_close_matches(key, list(EXPERIMENT_INFO), n=3, cutoff=0.4)
         raise UserInputError(f"unknown experiment {name!r}." + (f" Did you mean {', '.join(close)}?" if close else '')
                              + " Fix: `jacmargin list` shows them all.")
     return EXPERIMENT_INFO[name]
@@ -280,7 +281,7 @@ def _estimate(name:str, scale:str, device:str|None) -> str:
 
 @call_parse
 def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jacmargin list` shows them)
-        scale:str='smoke',       # smoke (seconds), paper (the paper's protocol), cpu (the committed results' protocol)
+        scale:str='smoke',       # smoke (seconds), paper, cpu (the committed results'), full (Table VI): see `list`
         seeds:int=None,          # repeats over seeds (default: the scale's)
         jobs:int=1,              # parallel worker processes for the runs of a grid
         device:str=None,         # cpu, cuda, cuda:1, mps (default: the best available)
@@ -576,7 +577,9 @@ def main(argv=None) -> int:
     if cmd == 'report' and rest and not rest[0].startswith('-'): rest = ['--folder', *rest]    # jacmargin report DIR
     rest = [_underscored(a) for a in rest]  # --slurm-time: --slurm_time
     f = COMMANDS[cmd].__wrapped__
-    args = vars(anno_parser(f, prog=f'jacmargin {cmd}').parse_args(rest))
+    p = anno_parser(f, prog=f'jacmargin {cmd}')
+    if cmd == 'report': p.usage = 'jacmargin report [-h] [DIR | --folder DIR]'   # the positional form README uses
+    args = vars(p.parse_args(rest))
     args.pop('pdb', None)
     args.pop('xtra', None)
     _show_data_log()

@@ -19,10 +19,10 @@ from .core import JacmarginError, UserInputError
 # %% auto #0
 __all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'DATASETS', 'DATA_TITLES', 'GET_DATA',
            'OFFICIAL_LABEL_COUNTS', 'DatasetNotFoundError', 'DataFormatError', 'ChecksumError', 'ArrayDataset',
-           'read_idx', 'download_file', 'read_mnist_pkl', 'read_cifar10', 'stratified_indices', 'stratified_subset',
-           'train_val_split', 'data_root', 'DatasetLoader', 'load_dataset', 'dataset_available', 'needs_data',
-           'loaded_sources', 'ImageFolder', 'load_image_folder', 'random_labels', 'confusion_set', 'pca_project',
-           'augment_crop_flip', 'TensorLoader', 'make_loader']
+           'read_idx', 'download_file', 'read_mnist_pkl', 'portable_source', 'read_cifar10', 'stratified_indices',
+           'stratified_subset', 'train_val_split', 'data_root', 'DatasetLoader', 'load_dataset', 'dataset_available',
+           'needs_data', 'loaded_sources', 'ImageFolder', 'load_image_folder', 'random_labels', 'confusion_set',
+           'pca_project', 'augment_crop_flip', 'TensorLoader', 'make_loader']
 
 # %% ../nbs/10_data.ipynb #985d1b2e
 class DatasetNotFoundError(JacmarginError, FileNotFoundError):
@@ -249,6 +249,16 @@ def _md5_note(name:str, files) -> str:
     sums, got = CHECKSUMS.get(name, {}), [_md5(f) for f in files]
     if all(sums.get(Path(f).name) == g for f, g in zip(files, got)): return 'the published files (md5 verified)'
     return f"md5 of {Path(files[0]).name} {got[0][:12]}"   # e.g. recompressed copies (Debian's) or uncompressed files
+
+def portable_source(src:str) -> str:
+    """A dataset source without the paths of one machine: a package names itself (name and version), a file keeps
+    its name only."""
+    head, sep, path = src.rpartition(': ')
+    if not sep or not path.startswith(('/', '~')): return src
+    if 'package' in head: return head
+    p = Path(path).expanduser()
+    try: return f"{head}: $JACMARGIN_DATA/{p.relative_to(data_root())}"           # under the data folder
+    except ValueError: return f"{head}: …/{'/'.join(p.parts[1 if p.is_absolute() else 0:][-2:])}"
 
 def _describe(name:str, kind:str, files) -> str:
     "Where a dataset was read from: kind, version where known, path."

@@ -5,7 +5,7 @@
 # %% ../nbs/13_experiment.ipynb #f3e74625
 from __future__ import annotations
 import contextlib, contextvars, tempfile, dataclasses, hashlib, importlib.util, json, os, platform, shlex, shutil, sys
-import time, datetime, warnings
+import math, time, datetime, warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 from .core import default_device, progress_bar, JacmarginError
-from .data import loaded_sources, UserInputError
+from .data import loaded_sources, portable_source, UserInputError
 
 # %% auto #0
 __all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'CacheError',
@@ -139,7 +139,7 @@ def _timed(fn, cfg) -> tuple:
     if not isinstance(res, dict):
         raise TypeError(f"{getattr(fn, '__name__', fn)} must return a dict of results, got {type(res).__name__}.")
     names = set(_strings(config_dict(cfg)))
-    data = {k: v for k, v in loaded_sources().items() if k in names}          # the datasets this config names
+    data = {k: portable_source(v) for k, v in loaded_sources().items() if k in names}          # the datasets this config names
     meta = run_meta(getattr(fn, 'keywords', {}).get('device'))                # fn = partial(run, device=...)
     return {**res, 'seconds': round(time.perf_counter() - t, 3)}, {**meta, **({'data': data} if data else {})}
 
@@ -312,10 +312,11 @@ def compare_table(ours:pd.DataFrame, published:pd.DataFrame, on:Sequence[str], c
     return t[[c for c in order if c in t.columns] + [c for c in t.columns if c not in order]]
 
 def markdown_table(df:pd.DataFrame) -> str:
-    "A GitHub markdown table of `df` (no extra dependency)."
+    "A GitHub markdown table of `df` (no extra dependency); missing values (NaN, None) print as –."
     cols = [str(c) for c in df.columns]
+    cell = lambda v: '–' if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
     rows = ([' | '.join(cols), ' | '.join('---' for _ in cols)] +
-            [' | '.join(str(v) for v in r) for r in df.itertuples(index=False)])
+            [' | '.join(cell(v) for v in r) for r in df.itertuples(index=False)])
     return '\n'.join(f"| {r} |" for r in rows)
 
 # %% ../nbs/13_experiment.ipynb #69a13072
@@ -368,8 +369,9 @@ def provenance(records:Sequence[dict], name:str='', scale:str|None=None) -> dict
     cfgs = [r['config'] for r in records if r and isinstance(r.get('config'), dict)]
     metas = [r['meta'] for r in records if r and r.get('meta')]
     datasets = _uniq(c.get('dataset') for c in cfgs)
-    got = {k: _uniq(m.get('data', {}).get(k) for m in metas) for k in datasets}
-    data = {k: (v[0] if len(v) == 1 else v) if v else loaded_sources().get(k, 'not recorded with these runs')
+    got = {k: _uniq(portable_source(s) for m in metas if (s := m.get('data', {}).get(k))) for k in datasets}
+    here = {k: portable_source(v) for k, v in loaded_sources().items()}
+    data = {k: (v[0] if len(v) == 1 else v) if v else here.get(k, 'not recorded with these runs')
             for k, v in got.items()}
     fin = _uniq(m.get('finished') for m in metas)
     return {'experiment': name, 'scale': scale, 'command': command_line(),
