@@ -453,7 +453,8 @@ def _check_demo_sizes(dataset:str, n_train:int, n_val:int, n_margin:int, n_test:
     for k, v, n in (('n_train', n_train, len(train) - n_val), ('n_margin', n_margin, len(test)),
                     ('n_test', n_test, len(test))):
         if v > n:
-            raise UserInputError(f"--{k} {v} is more than the {n} {dataset} samples there are. "
+            held = f" ({len(train)} training images, {n_val} held out for validation)" if k == 'n_train' else ''
+            raise UserInputError(f"--{k} {v} is more than the {n} {dataset} samples there are{held}. "
                                  f"Fix: e.g. --{k} {min(n, 1000)}.")
 
 # %% ../nbs/30_cli.ipynb #489c8c9e

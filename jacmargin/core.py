@@ -19,7 +19,8 @@ with warnings.catch_warnings():
 __all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'DispatchCounter', 'one_hot', 'default_device',
            'model_device', 'model_dtype', 'full_precision', 'reduced_precision', 'measurement', 'JacmarginError',
            'UserInputError', 'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype', 'check_batch',
-           'check_labels', 'preserved', 'model_taps', 'record_taps', 'progress_bar']
+           'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps', 'record_taps',
+           'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -194,6 +195,31 @@ def check_batch(x,              # what was passed as a batch
         raise ValueError(f"`{name}` has shape {tuple(x.shape)}: expected a batch of shape (B, ...) with at least "
                          f"{min_dim} dimensions. For a single sample use `{name}.unsqueeze(0)`.")
     return x
+
+# %% ../nbs/00_core.ipynb #a9b8c701
+def _first_layer(model:nn.Module) -> tuple[str, nn.Module]|None:
+    "(name, module) of the model's first Linear / Conv in registration order (the usual input layer), or None."
+    return next(((n, m) for n, m in model.named_modules() if isinstance(m, LINEAR_TYPES)), None)
+
+def check_model_input(model:nn.Module, x:Tensor, name:str='x'):
+    """Refuse a batch that cannot be the model's input layer's, in the package's words (a flattened image batch
+    given to a conv net); warn when it looks like 0-255 pixel values (models here train on [0, 1])."""
+    first = _first_layer(model)
+    if first is not None and isinstance(first[1], nn.modules.conv._ConvNd):
+        d = len(first[1].kernel_size)
+        if x.dim() != d + 2:
+            raise UserInputError(f"`{name}` has shape {tuple(x.shape)}, but the model's first layer '{first[0]}' "
+                                 f"({type(first[1]).__name__}) takes (B, C, {d} spatial sizes) with C = "
+                                 f"{first[1].in_channels}. Reshape it, e.g. `{name}.view(len({name}), "
+                                 f"{first[1].in_channels}, ...)` (MNIST: (B, 1, 28, 28)).")
+
+def warn_pixel_range(x:Tensor, name:str='x'):
+    "Warn when `x` looks like raw 0-255 pixel values (integers above 2): margins would be in pixel units (a host read)."
+    if x.numel() and float(x.max()) > 2 and bool((x == x.round()).all()):
+        warnings.warn(f"`{name}` holds integers up to {float(x.max()):g}: raw pixel values? Models trained on [0, 1] "
+                      f"inputs (the package's loaders give x / 255) see them far outside that range, and distances "
+                      f"come out in pixel units (~255 times larger). Pass `{name} / 255` if the model was trained so.")
+
 
 # %% ../nbs/00_core.ipynb #225b050d
 def check_labels(y,                        # what was passed as labels

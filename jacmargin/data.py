@@ -656,7 +656,10 @@ def augment_crop_flip(x:Tensor, pad:int=4, flip:bool=True, mode:str='reflect',
 class TensorLoader:
     "Seeded shuffled mini-batches (x, y) indexed straight from in-memory tensors, on their device."
     def __init__(self, ds, bs:int=128, shuffle:bool=True, drop_last:bool=False, seed:int=0,
-                 transform:Callable|None=None):
+                 transform:Callable|None=None, batch_size:int|None=None):   # batch_size: PyTorch's name for bs
+        if batch_size is not None:
+            if bs not in (128, batch_size): raise UserInputError(f"bs={bs} and batch_size={batch_size}: give one.")
+            bs = batch_size
         self.x, self.y = (ds.x, ds.y) if isinstance(ds, ArrayDataset) else ds
         if len(self.x) != len(self.y): raise ValueError(f"{len(self.x)} inputs but {len(self.y)} labels.")
         self.bs, self.shuffle, self.drop_last, self.transform = bs, shuffle, drop_last, transform

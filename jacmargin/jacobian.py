@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from .core import (
-    check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw, one_hot)
+    check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw, one_hot,
+    check_model_input)
 
 # %% auto #0
 __all__ = ['uses_batch_stats', 'held_batch_stats', 'model_output', 'model_graph', 'output_vjp', 'jacobian',
@@ -73,6 +74,7 @@ def model_graph(model:nn.Module,              # the classifier: (B, *x) → logi
                ) -> tuple[Tensor, Tensor]:
     "Run `model` on `x` with a graph back to the input: (xg, out), xg (B, *x) requiring grad, out (B, K)."
     check_batch(x)
+    check_model_input(model, x)
     check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):
         raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, "

@@ -17,7 +17,8 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.parallel import DistributedDataParallel
 from fastcore.basics import patch
-from .core import seed_everything, model_device, model_dtype, check_batch, check_labels, preserved, progress_bar
+from .core import (seed_everything, model_device, model_dtype, check_batch, check_labels, preserved, progress_bar,
+                            check_model_input, UserInputError)
 from .regularizers import regularized_forward, penalty
 
 # %% auto #0
@@ -327,7 +328,8 @@ def _check_regs(regs) -> list:
 
 # %% ../nbs/12_learner.ipynb #dbee69f3
 class Learner:
-    "Train `model` on `train_dl` with `loss_func` + Σ factor·reg: a small loop, callbacks for everything else."
+    """Train `model` on `train_dl` with loss_func + Σ factor·reg over `regularizers=[(reg, factor), ...]`; a small
+    loop, callbacks for everything else; `evaluate()` gives the accuracy on the validation (or any) data."""
     def __init__(self, model:nn.Module, train_dl, valid_dl=None, loss_func:Callable=F.cross_entropy, opt='sgd',
                  lr:float|None=None, momentum:float=0.9, weight_decay:float=0., regularizers:Sequence=(),
                  schedule:Callable|None=None, callbacks:Sequence=(), device=None, autocast:str|None=None,
@@ -374,6 +376,7 @@ def _prepare(self:Learner, batch):
     "Unpack and check a training batch, move it to the model's device and dtype: `xb`, `yb`, `ib`; loss scale 1."
     x, y, idx = _unpack(batch)
     x = _check_x(x)
+    if self.iter == 0: check_model_input(self.raw, x)                  # a flattened image batch for a conv net
     y = check_labels(y, len(x), name='y (the labels in the batch)')
     self.xb = x.to(self.device, self.dtype, non_blocking=True)
     self.yb = y.to(self.device, non_blocking=True)
@@ -444,6 +447,14 @@ def fit(self:Learner, epochs:int, checkpoint:str|Path|None=None, save_every:int=
         self._cb('cleanup_fit')
         self.callbacks = cbs
     return self
+
+@patch
+def evaluate(self:Learner, data=None, batch_size:int=1024) -> dict:
+    "Accuracy and mean loss of the model on `data` (default: the validation data), in eval mode: dict(loss, acc, n)."
+    data = self.valid_dl if data is None else data
+    if data is None: raise UserInputError("evaluate: no data, and the Learner was given no valid_dl. Fix: pass the "
+                                          "test data, e.g. `learn.evaluate((x_test, y_test))`.")
+    return evaluate(self.model, data, self.loss_func, batch_size, self.autocast)
 
 # %% ../nbs/12_learner.ipynb #49c8c945
 def _rng_state() -> dict:

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
-                            UserInputError)
+                            UserInputError, check_model_input, warn_pixel_range)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
 from .operators import lipschitz_bound, norm_product
 
@@ -223,6 +223,8 @@ def input_margin(model:nn.Module,                      # the classifier: (B, *x)
                 ) -> tuple[Tensor, Tensor]:
     "Upper bound of the margin γ(s_i): (distance (B,), x_adv) of a batched minimal-L2 attack refined by bisection."
     x = check_batch(x)
+    check_model_input(model, x)
+    warn_pixel_range(x)
     y = check_labels(y, len(x))
     check_measure_dtype(model_dtype(model))
     if method not in ('deepfool', 'fmn'): raise ValueError(f"method={method!r}: use 'deepfool' or 'fmn'.")
@@ -407,6 +409,8 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
     with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates)."""
     x = check_batch(x)
+    check_model_input(model, x)
+    warn_pixel_range(x)
     check_measure_dtype(model_dtype(model))
     if output not in ('probs', 'logits'):
         raise UserInputError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
