@@ -18,10 +18,11 @@ from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm
 
 # %% auto #0
-__all__ = ['MEASURES', 'UndefinedMeasureError', 'output_margins', 'margin_percentile', 'frobenius_product', 'spectral_product',
-           'path_norm', 'sharpness', 'sharpness_curve', 'pac_bayes_sigma', 'pac_bayes_kl', 'expected_sharpness',
-           'pac_bayes_curve', 'pac_bayes_alpha', 'plot_pac_bayes', 'wei_ma_complexity', 'plot_wei_ma_hist',
-           'jacobian_norms', 'jacobian_stats', 'compute_measures', 'measure_table', 'kendall_tau', 'granulated_kendall']
+__all__ = ['MEASURES', 'MEASURE_INFO', 'UndefinedMeasureError', 'output_margins', 'margin_percentile', 'frobenius_product',
+           'spectral_product', 'path_norm', 'sharpness', 'sharpness_curve', 'pac_bayes_sigma', 'pac_bayes_kl',
+           'expected_sharpness', 'pac_bayes_curve', 'pac_bayes_alpha', 'plot_pac_bayes', 'wei_ma_complexity',
+           'plot_wei_ma_hist', 'jacobian_norms', 'jacobian_stats', 'compute_measures', 'measure_table', 'kendall_tau',
+           'granulated_kendall']
 
 # %% ../nbs/06_measures.ipynb #24929479
 class UndefinedMeasureError(UnsupportedModelError):
@@ -559,6 +560,48 @@ def measure_table(runs:dict, names:Sequence[str]|None=None, **kw) -> pd.DataFram
     "One row of `compute_measures` per run; `runs[label] = (model, x, y)` or `(model, x, y, x_eval)`."
     return pd.DataFrame({k: compute_measures(*r[:3], names=names, x_eval=r[3] if len(r) > 3 else None, **kw)
                          for k, r in runs.items()}).T
+
+# %% ../nbs/06_measures.ipynb #b7c8d901
+MEASURE_INFO = pd.DataFrame([   # one row per key of MEASURES: what it is, its formula and source, its unit, its direction
+    ('margin', 'output margin γ: ε-percentile (eps=0.05) of f_y − max_{j≠y} f_j over the training set (logits)',
+     'Neyshabur et al. 2017, Sec. 2.2', 'logit units', 'larger = simpler'),
+    ('margin_min', 'smallest output margin over the training set (ε = 0)', 'Neyshabur et al. 2017, Sec. 2.2',
+     'logit units', 'larger = simpler'),
+    ('score_margin', 'ε-percentile of the score o(s) = min_{j≠y} √2 (f_y − f_j) on the softmax output',
+     'Sokolić et al. 2017, eq. 33', 'probability (0 to √2)', 'larger = simpler'),
+    ('inv_margin_sq', '1 / γ²', 'Neyshabur et al. 2017, Sec. 2.2', '1 / logit²', 'larger = more complex'),
+    ('l2', 'ℓ2-norm capacity Π_i ‖W_i‖_F² / γ² (× 4^d with constants=True)',
+     'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
+    ('l1_path', 'ℓ1-path-norm capacity (Σ_paths Π |w|)² / γ² (× 4^d with constants=True)',
+     'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
+    ('l2_path', 'ℓ2-path-norm capacity Σ_paths Π 4 h_i w² / γ² (the 4 h_i with constants=True)',
+     'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
+    ('spectral', 'spectral capacity Π_i ‖W_i‖₂² / γ², operator norms of convs (× Π_i h_i with constants=True)',
+     'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
+    ('sharpness', 'ζ_α: max over |ν| ≤ α(|w|+1) of (L(w+ν) − L(w)) / (1 + L(w)), α = 5e-4',
+     'Neyshabur et al. 2017, eq. 4', 'relative loss increase', 'larger = more complex'),
+    ('pac_bayes_kl', 'KL(w + ν ‖ prior) at the α where the expected sharpness reaches pac_target, σ_i = α(10|w_i|+1)',
+     'Neyshabur et al. 2017, eq. 5-6', 'nats', 'larger = more complex'),
+    ('pac_bayes_kl_se', "Monte Carlo standard error of pac_bayes_kl (not a measure: its accuracy)",
+     'this package', 'nats', '–'),
+    ('wei_ma_max', 'max over correctly classified points of Σ_i ‖h_i‖ ‖∂γ/∂h_i‖ / γ at the taps',
+     'Wei & Ma 2019, Fig. 1 / Thm 5.1', 'dimensionless', 'larger = more complex'),
+    ('wei_ma_mean', 'mean of the same over the correctly classified points', 'Wei & Ma 2019, Fig. 1 / Thm 5.1',
+     'dimensionless', 'larger = more complex'),
+    ('jac_spectral_max', 'max_i ‖J(x_i)‖₂ of the softmax output over x_eval', 'Sokolić et al. 2017, eq. 35 (its sup)',
+     'probability per input unit', 'larger = more complex'),
+    ('jac_spectral_mean', 'mean_i ‖J(x_i)‖₂', 'Sokolić et al. 2017, Sec. VI (Fig. 4)', 'probability per input unit',
+     'larger = more complex'),
+    ('jac_frobenius_max', 'max_i ‖J(x_i)‖_F', 'Sokolić et al. 2017, eq. 49', 'probability per input unit',
+     'larger = more complex'),
+    ('jac_frobenius_mean', 'mean_i ‖J(x_i)‖_F', 'Sokolić et al. 2017, eq. 49', 'probability per input unit',
+     'larger = more complex'),
+], columns=['measure', 'what', 'source', 'unit', 'direction']).set_index('measure')
+
+compute_measures.__doc__ += ("\n\nThe measures (`MEASURE_INFO`):\n\n"
+                             + '\n'.join(f"- {k}: {r.what} [{r.source}; {r.unit}; {r.direction}]"
+                                          for k, r in MEASURE_INFO.iterrows()))
+
 
 # %% ../nbs/06_measures.ipynb #d54e751a
 def kendall_tau(a, b) -> float:
