@@ -1,8 +1,8 @@
 """Cost of a training step with each Jacobian regularizer relative to the plain cross-entropy step (issues 5, 14).
 
 Run: OMP_NUM_THREADS=1 python bench/regularizers.py [--batch 128] [--reps 25] [--threads 1] [--device cpu]
-                                                    [--resnet none|reduced|full] [--malloc retain|default] [--profile N]
-                                                    [--bf16]
+                                                    [--resnet none|small|reduced|full] [--malloc retain|default] [--profile N]
+                                                    [--bf16] [--ops-only]
 A step is forward, loss, regularizer, backward and an SGD step. All cases run round-robin in one process
 (repetition r runs every case once), so slow drifts of a shared machine hit all cases alike; medians are
 printed, with the ratio to the plain step of the same repetition round. The step and the timer are
@@ -17,10 +17,13 @@ ratios jump by ±0.3. `--malloc default` measures glibc as it comes. CUDA device
 steps of each case, exact R_F and the class loop left out). `--resnet reduced` adds the pre-activation
 ResNet-18 of Table VI (widths 16-128, 64 px, batch 32, 1000 classes); `--resnet full` the ImageNet one (224 px,
 batch 32, 1000 classes: for a GPU). `--bf16` times every case a second time under bf16 autocast, side by side
-with the fp32 steps (ratios to the plain fp32 step).
+with the fp32 steps (ratios to the plain fp32 step). Every table also has the aten ops dispatched per step and the host
+reads per step (`jacmargin.core.DispatchCounter`, counted on one step after warm-up): the op count is the CPU proxy for
+GPU kernel launches, a host read makes a GPU wait. `--ops-only` prints the counts without timing (seconds on a CPU).
 """
 import argparse, ctypes, os, platform, resource
 import torch
+from jacmargin.core import DispatchCounter
 from jacmargin.models import PaperCNN, make_model
 from jacmargin.regularizers import JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer
 from jacmargin.runs import train_step, step_times
@@ -67,7 +70,10 @@ def models(batch:int, resnet:str):
     "(name, model, input shape, batch, classes) of every model timed."
     out = [('paper CNN', PaperCNN(), (1, 28, 28), batch, 10), ('MLP 784-784-784-10', mlp(), (1, 28, 28), batch, 10)]
     res = lambda **kw: make_model('preact_resnet18', stem='imagenet', n_classes=1000, **kw)
-    if resnet == 'reduced':
+    if resnet == 'small':                                   # the op-count model: widths 4-8-8-8, 32 px, 10 classes
+        out.append(('ResNet-18 (4-8-8-8), 32 px', make_model('preact_resnet18', stem='cifar', n_classes=10,
+                                                             widths=(4, 8, 8, 8)), (3, 32, 32), 32, 10))
+    elif resnet == 'reduced':
         out.append(('ResNet-18 (16-128), 64 px', res(widths=(16, 32, 64, 128)), (3, 64, 64), 32, 1000))
     elif resnet == 'full': out.append(('ResNet-18, 224 px', res(), (3, 224, 224), 32, 1000))
     return out
@@ -90,13 +96,21 @@ def profile_table(steps:dict, n:int, top:int=14) -> str:
     rows.append(f"{'total':44}" + ''.join(f'{sum(v[0] for v in r.values()):>{w}.2f}' for r in res.values()))
     return '\n'.join(rows)
 
+def op_counts(steps:dict) -> dict:
+    "(aten ops, host reads) dispatched by one call of each step closure (after the warm-up calls)."
+    out = {}
+    for k, s in steps.items():
+        with DispatchCounter() as dc: s()
+        out[k] = (dc.total, sum(dc.host_reads.values()))
+    return out
+
 def under_bf16(step, device):
     "The step closure run under bf16 autocast on `device`'s type."
     def f():
         with torch.autocast(torch.device(device).type, dtype=torch.bfloat16): step()
     return f
 
-def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=0, bf16=False):
+def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=0, bf16=False, ops_only=False):
     torch.manual_seed(0)
     dev = torch.device(device)
     mem = (('glibc retains freed memory' if retain_freed_memory() else 'glibc defaults (mallopt failed)')
@@ -112,12 +126,21 @@ def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=
         steps = {k: train_step(model, opt, x, y, r) for k, r in cases(n_cls <= 10).items()}
         if bf16: steps.update({f'{k} [bf16]': under_bf16(train_step(model, opt, x, y, r), dev)
                                for k, r in cases(n_cls <= 10).items() if 'loop' not in k})
+        if ops_only:
+            for s in steps.values(): s()
+            ops = op_counts(steps)
+            print(f"\n{mname}, batch {b}: aten ops and host reads per step")
+            print(f"{'':37} {'ops':>8} {'× plain':>8} {'host reads':>11}")
+            for k, (n, h) in ops.items(): print(f"{k:37} {n:8d} {n / ops[next(iter(ops))][0]:8.2f} {h:11d}")
+            continue
         t = step_times(steps, reps=reps, warmup=2, device=dev)
         faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0) / ((reps + 2) * len(t))
+        ops = op_counts(steps)
         print(f"\n{mname}, batch {b}: plain step {t.ms[0]:.1f} ms ({faults:.0f} minor page faults per step)")
-        print(f"{'':37} {'ms':>8} {'× plain':>8} {'ratio per round':>16}")
+        print(f"{'':37} {'ms':>8} {'× plain':>8} {'ratio per round':>16} {'aten ops':>9} {'host reads':>11}")
         for r in t.itertuples():
-            print(f"{r.case:37} {r.ms:8.1f} {r.x_plain:8.2f} {r.x_plain_per_round:16.2f}")
+            n, h = ops[r.case]
+            print(f"{r.case:37} {r.ms:8.1f} {r.x_plain:8.2f} {r.x_plain_per_round:16.2f} {n:9d} {h:11d}")
         if prof:
             short = {k: k.split(' (')[0].replace(' cross-entropy', '').replace(', 1 warm step', '') for k in steps}
             print(f"\n{mname}: where the time goes ({prof} consecutive steps per case)")
@@ -128,10 +151,11 @@ if __name__ == '__main__':
     p = argparse.ArgumentParser(); p.add_argument('--batch', type=int, default=128)
     p.add_argument('--reps', type=int, default=25); p.add_argument('--threads', type=int, default=0)
     p.add_argument('--device', default='cpu')
-    p.add_argument('--resnet', default='none', choices=['none', 'reduced', 'full'])
+    p.add_argument('--resnet', default='none', choices=['none', 'small', 'reduced', 'full'])
     p.add_argument('--malloc', default='retain', choices=['retain', 'default'])
     p.add_argument('--profile', type=int, default=0, help='also profile N consecutive steps of each case (0: no)')
     p.add_argument('--bf16', action='store_true', help='also time every case under bf16 autocast')
+    p.add_argument('--ops-only', action='store_true', help='print aten ops and host reads per step, no timing')
     a = p.parse_args()
     if a.threads: torch.set_num_threads(a.threads)
-    main(a.batch, a.reps, a.device, a.resnet, a.malloc, a.profile, a.bf16)
+    main(a.batch, a.reps, a.device, a.resnet, a.malloc, a.profile, a.bf16, a.ops_only)

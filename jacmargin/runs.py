@@ -448,6 +448,8 @@ def train_step(model, opt, x, y, reg=None, factor:float=1e-3):
     """A closure doing one training step: forward (with the regularizer's
     taps), cross-entropy + factor·reg, backward, `opt.step()`."""
     idx = torch.arange(len(x), device=x.device)
+    if getattr(reg, 'needs_index', False) and hasattr(reg, 'n_samples') and (reg.n_samples or 0) < len(x):
+        reg.n_samples = len(x)                                # sized here: no host read of idx.max() per step
     def step():
         with regularized_forward(model, x, [] if reg is None else [reg]) as xb: logits = model(xb)
         loss = cross_entropy(logits, y)
