@@ -106,7 +106,8 @@ def _info(name:str) -> ExperimentInfo:
     "The `EXPERIMENT_INFO` of `name`, or a user error naming the closest names."
     if name not in EXPERIMENT_INFO:
         key = name.lower().replace('_', '-')                                   # SOKOLIC2017_TABLE2 is close
-        close = [key] if key in EXPERIMENT_INFO else difflib.get_close_matches(key, list(EXPERIMENT_INFO), n=3, cutoff=0.4)
+        close = ([key] if key in EXPERIMENT_INFO else
+                 difflib.get_close_matches(key, list(EXPERIMENT_INFO), n=3, cutoff=0.4))
         raise UserInputError(f"unknown experiment {name!r}." + (f" Did you mean {', '.join(close)}?" if close else '')
                              + " Fix: `jacmargin list` shows them all.")
     return EXPERIMENT_INFO[name]
@@ -139,7 +140,7 @@ def _check_device(device:str|None) -> str|None:
 
 # %% ../nbs/30_cli.ipynb #6d294fc8
 def _check_out(out:str) -> Path:
-    "The output folder, refused when it is a file or when nothing can be written where it would be (tried, not guessed)."
+    "The output folder, refused when it is a file or when nothing can be written where it would be (tried)."
     p = Path(out).expanduser()
     if p.exists() and not p.is_dir():
         raise UserInputError(f"--out {out}: a file is in the way. Fix: give a folder name.")
@@ -230,7 +231,7 @@ def list_experiments(root:str=None):   # data folder to look in (default: $JACMA
     missing = {}
     for name, info in EXPERIMENT_INFO.items():
         cost = ' · '.join(f"{s} {_duration(c)}" for s, c in info.cost.items())
-        print(f"{name}\n    {info.about}\n    data: {_data_line(info, root)}\n    time on a 2-core CPU: {cost}\n")
+        print(f"{name}\n    {info.about}\n    data: {_data_line(info, root)}\n    time on an idle 2-core CPU: {cost}\n")
         missing.update({d: _FIX[d] for ds in info.data.values() for d in ds if not _present(d, root)})
     for d, fix in missing.items(): print(f"{_TITLES[d]} not found: {fix}")
     print("\nRun one with `jacmargin run NAME --scale smoke|cpu|paper --out DIR`; smoke checks the code path in "
@@ -274,8 +275,8 @@ def _estimate(name:str, scale:str, device:str|None) -> str:
     cost = _info(name).cost
     if cost[scale] is None:
         known = ', '.join(f"{s} {_duration(c)}" for s, c in cost.items() if c is not None)
-        t = "time at this scale unmeasured" + (f" ({known} on a 2-core CPU)" if known else '')
-    else: t = f"about {_duration(cost[scale])} on a 2-core CPU"
+        t = "time at this scale unmeasured" + (f" ({known} on an idle 2-core CPU)" if known else '')
+    else: t = f"about {_duration(cost[scale])} on an idle 2-core CPU (longer when other work shares it)"
     gpu = '; a GPU is faster' if device and not device.startswith('cpu') else ''
     return f"{name}, scale {scale}: {t}{gpu}."
 
@@ -477,7 +478,8 @@ def demo(out:str='jacmargin_report',   # report folder to write
     note = (" (far less for the 8x8 digits)" if dataset == 'digits' else '') + (
             '; a GPU is faster' if device and not device.startswith('cpu') else '')
     print(f"jacmargin demo: 2 trainings of {epochs} epochs on {n_train} {dataset} samples, then the margins of "
-          f"{n_margin} test points: about {est} on a 2-core CPU{note}.", flush=True)
+          f"{n_margin} test points: about {est} on an idle 2-core CPU (longer when other work shares it){note}.",
+          flush=True)
     rows, sandwich, recs = _demo_train(runs, device, root, n_margin)
     return _demo_write(outd, dataset, rows, sandwich, recs, n_margin, time.time() - t0)
 

@@ -37,6 +37,8 @@ EXTRA_CSS = """\
 .jupyter-wrapper .jp-RenderedMarkdown a[target="_blank"] { font-size: smaller; }
 .jupyter-wrapper .jp-RenderedMarkdown h3 { margin-top: 0.4em; }
 .md-typeset .jupyter-wrapper blockquote { color: var(--md-default-fg-color--light); }
+/* code blocks in markdown cells (the README's quick start) wrap instead of being cut at the page's edge */
+.jupyter-wrapper .jp-RenderedMarkdown .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 """
 
 

@@ -3,7 +3,8 @@
 Notebook pages get the heading ids Quarto (Pandoc) would give them, so that the links nbdev writes
 (`jacobian.html#jacobian_spectral_norm`, `learner.html#learner.fit`) resolve as on the Quarto site, ids are
 unique on a page, and the table of contents is rebuilt from those headings (mkdocs-jupyter computes its own
-from a Markdown conversion, whose ids can differ from the page's).
+from a Markdown conversion, whose ids can differ from the page's). Two headings whose names differ only in case (a
+class `Table2` and its function `table2`) are told apart in the table of contents: "Table2 (class)", "table2".
 """
 from __future__ import annotations
 import html, re
@@ -52,5 +53,8 @@ def on_page_content(content: str, page, config, files):
         return f'<h{level}{attrs} id="{hid}">{inner}<a class="anchor-link" href="#{hid}">¶</a></h{level}>'
 
     content = _re_heading.sub(heading, content)
+    lower = [t['name'].lower() for t in flat]
+    for t in flat:                                   # same name but for case: the capitalised one is a class
+        if lower.count(t['name'].lower()) > 1 and t['name'][:1].isupper(): t['name'] += ' (class)'
     page.toc = get_toc(_nest(flat))
     return content
