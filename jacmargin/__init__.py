@@ -14,6 +14,19 @@ __all__ = ['seed_everything', 'default_device', 'full_precision', 'reduced_preci
 # %% ../nbs/16_api.ipynb #50073e29
 __version__ = "0.1.0"
 
+# %% ../nbs/16_api.ipynb #c3d4e501
+import os as _os, sys as _sys
+
+def _interrupted_at_start(kind, value, tb, _default=_sys.excepthook):
+    "Ctrl-C while the `jacmargin` command is still importing: one line, no traceback (set only for that command)."
+    if issubclass(kind, KeyboardInterrupt):
+        print("jacmargin: interrupted while starting; nothing was run.", file=_sys.stderr)
+    else: _default(kind, value, tb)
+
+if _os.path.basename(_sys.argv[0] or '') in ('jacmargin', 'jacmargin.exe'):
+    _sys.excepthook = _interrupted_at_start              # the console script: before the slow imports below
+
+
 # %% ../nbs/16_api.ipynb #61013b33
 from .core import seed_everything, default_device, full_precision, reduced_precision
 from .jacobian import jacobian_frobenius_sq, jacobian_spectral_norm
