@@ -45,7 +45,7 @@ EXPERIMENT_INFO = {
         {'*': ('mnist',)}, {'smoke': 10, 'paper': None}),
     'neyshabur2017-fig4': _I(
         "Neyshabur et al. 2017, Fig. 4: two-layer perceptrons with 8 to 8192 hidden units trained to zero loss on "
-        "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'cpu': None, 'paper': None}),
+        "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'cpu': 285, 'paper': None}),
     'sokolic2016-table1': _I(
         "Sokolić et al. 2016, Table I: MNIST CNNs of 2 and 3 layers on 256 to 1024 samples, hinge or cross-entropy "
         "loss, without regularization, with weight decay or with the large-margin regularizer.",
