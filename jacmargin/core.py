@@ -16,11 +16,11 @@ with warnings.catch_warnings():
     from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'DispatchCounter', 'one_hot', 'default_device',
-           'model_device', 'model_dtype', 'full_precision', 'reduced_precision', 'measurement', 'JacmarginError',
-           'UserInputError', 'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype', 'check_batch',
-           'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps', 'record_taps',
-           'progress_bar']
+__all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_draw', 'DispatchCounter', 'one_hot',
+           'default_device', 'model_device', 'model_dtype', 'full_precision', 'reduced_precision', 'measurement',
+           'JacmarginError', 'UserInputError', 'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype',
+           'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps',
+           'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -44,6 +44,26 @@ def device_draw(sample,                               # function of a device ret
     if t.device == device or (device.type == t.device.type and device.index is None): return t
     if t.device.type == 'cpu' and device.type == 'cuda': return t.pin_memory().to(device, non_blocking=True)
     return t.to(device)
+
+# %% ../nbs/00_core.ipynb #5a1d0c01
+def _capturing(device:torch.device) -> bool:
+    "Is a CUDA graph being captured on the current stream (only asked for a CUDA `device`)?"
+    return device.type == 'cuda' and torch.cuda.is_current_stream_capturing()
+
+def step_draw(sample,                               # function of a device returning a random tensor drawn there
+              device,                               # where the step runs
+              generator:torch.Generator|None=None   # None: `device`'s default generator
+             ) -> Tensor:
+    """A draw inside a training step: on `device` itself from its default generator (graph-safe), or with
+    `generator` where it lives and moved to `device` (`device_draw`; refused while a CUDA graph is captured)."""
+    device = torch.device(device)
+    if generator is None: return sample(device)
+    if generator.device.type != device.type and _capturing(device):
+        raise UserInputError(f"A {generator.device.type} generator was given to a regularizer inside a captured "
+                             f"CUDA graph: its draw would be copied once and replayed forever. Fix: pass "
+                             f"generator=None (the {device.type} default generator, seeded by torch.manual_seed) "
+                             f"or a generator on {device}.")
+    return device_draw(sample, device, generator)
 
 # %% ../nbs/00_core.ipynb #d1e2f302
 HOST_READS = ('_local_scalar_dense', 'nonzero', 'masked_select', '_unique', '_unique2', 'unique_dim',

@@ -132,18 +132,20 @@ def _jacobian_loop(model:nn.Module, x:Tensor, output='probs', y=None) -> Tensor:
     return torch.stack([torch.autograd.functional.jacobian(lambda xi: f(xi, i), x[i]) for i in range(len(x))])
 
 # %% ../nbs/01_jacobian.ipynb #314a6566
-def random_output_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, generator=None) -> Tensor:
-    "n draws of output-space vectors (n, B, K) with E[vvᵀ] = I, the same on every device and dtype for a seed."
+def random_output_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor, generator=None,
+                          draw:Callable=device_draw) -> Tensor:
+    """n draws of output-space vectors (n, B, K) with E[vvᵀ] = I; `device_draw`: the same on every device and dtype
+    for a seed, `step_draw`: on the device's own generator (training steps)."""
     if method == 'one_hot':
-        idx = device_draw(lambda d: torch.randint(0, K, (n, B), generator=generator, device=d), like.device, generator)
+        idx = draw(lambda d: torch.randint(0, K, (n, B), generator=generator, device=d), like.device, generator)
         return one_hot(idx, K, like.dtype) * math.sqrt(K)              # no host read of the indices
     if dist not in ('sphere', 'gaussian', 'rademacher'):
         raise ValueError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
     if dist == 'rademacher':
-        r = device_draw(lambda d: torch.randint(0, 2, (n, B, K), generator=generator, device=d), like.device, generator)
+        r = draw(lambda d: torch.randint(0, 2, (n, B, K), generator=generator, device=d), like.device, generator)
         return (r * 2 - 1).to(like)
-    v = device_draw(lambda d: torch.randn(n, B, K, generator=generator, device=d, dtype=torch.float64), like.device,
-                    generator).to(like.dtype)                     # drawn in float64: the same draws for every dtype
+    v = draw(lambda d: torch.randn(n, B, K, generator=generator, device=d, dtype=torch.float64), like.device,
+             generator).to(like.dtype)                     # drawn in float64: the same draws for every dtype
     return v if dist == 'gaussian' else v / v.norm(dim=-1, keepdim=True) * math.sqrt(K)
 
 # %% ../nbs/01_jacobian.ipynb #5ce295e4

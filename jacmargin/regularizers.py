@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from torch.autograd.graph import get_gradient_edge
-from .core import check_labels, model_taps, device_draw, preserved, LINEAR_TYPES, UserInputError, one_hot
+from .core import check_labels, model_taps, step_draw, preserved, LINEAR_TYPES, UserInputError, one_hot
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 
 # %% auto #0
@@ -332,7 +332,8 @@ class JacobianRegularizer(Regularizer):
                 sq = vjp(torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)).pow(2).sum((0, 2))
             else:
                 if self.n_proj < 1: raise ValueError(f"n_proj={self.n_proj}: need at least one projection.")
-                v = random_output_vectors(self.n_proj, B, K, self.method, self.dist, out, self.generator)
+                v = random_output_vectors(self.n_proj, B, K, self.method, self.dist, out, self.generator,
+                                          draw=step_draw)
                 sq = vjp(v).pow(2).sum(-1).mean(0)
         self._last = {'jac_fro_sq': sq.detach().mean()}
         return sq.mean()                                                                 # eq. 49
@@ -354,8 +355,8 @@ class SpectralJacobianRegularizer(Regularizer):
     def _warm(self, idx, out):
         "Unit vectors (B, K): stored ones for seen indices, random ones otherwise."
         B, K = out.shape
-        u = device_draw(lambda d: torch.randn(B, K, generator=self.generator, device=d, dtype=torch.float64),
-                        out.device, self.generator).to(out.dtype)      # same seed, same draws on every device and dtype
+        u = step_draw(lambda d: torch.randn(B, K, generator=self.generator, device=d, dtype=torch.float64),
+                      out.device, self.generator).to(out.dtype)      # in float64: the same draws for every dtype
         if idx is not None and self._u is not None:
             idx = idx.to(self._u.device)
             ok = idx < len(self._u)
@@ -427,7 +428,7 @@ def __call__(self:PerLayerJacobianRegularizer, model, x, y=None, logits=None):
         B, M = out.shape
         if self.method == 'exact': v = torch.eye(M, dtype=out.dtype, device=out.device)[:, None].expand(M, B, M)
         else:
-            pi = device_draw(lambda d: torch.randint(0, M, (B,), generator=self.generator, device=d), out.device,
+            pi = step_draw(lambda d: torch.randint(0, M, (B,), generator=self.generator, device=d), out.device,
                              self.generator)
             v = one_hot(pi, M, out.dtype)[None] * (M if self.unbiased else 1) ** 0.5        # (1, B, M)
         mods, names = dict(model.named_modules()), list(io)
@@ -485,7 +486,7 @@ class LargeMarginRegularizer(Regularizer):
             B, C = feat.shape[0], V.shape[0]
             if self.vectors == 'all': v = V[:, None].expand(C, B, V.shape[1])        # (C, B, F)
             else:
-                k = device_draw(lambda d: torch.randint(0, C, (B,), generator=self.generator, device=d), feat.device,
+                k = step_draw(lambda d: torch.randint(0, C, (B,), generator=self.generator, device=d), feat.device,
                                 self.generator)
                 v = V[k][None].to(feat.dtype)                                        # (1, B, F)
             g = _input_vjp(feat, rec, v, create_graph=True).flatten(2)               # (P, B, D): vᵀ J_feat
