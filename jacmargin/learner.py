@@ -123,11 +123,11 @@ def _batches(data, batch_size:int=1024) -> Iterable:
     return data
 
 # %% ../nbs/12_learner.ipynb #033c84dd
-def _autocast(device:torch.device, mode:str|None):
-    "`torch.autocast` context for `mode` (None or 'bf16') on `device`."
+def _autocast(device:torch.device, mode:str|None, cache:bool=True):
+    "`torch.autocast` context for `mode` (None or 'bf16') on `device`; `cache=False` inside a captured CUDA graph."
     if mode is None: return contextlib.nullcontext()
     if mode != 'bf16': raise ValueError(f"autocast={mode!r}: use None or 'bf16'.")
-    return torch.autocast(device.type, dtype=torch.bfloat16)
+    return torch.autocast(device.type, dtype=torch.bfloat16, cache_enabled=cache)
 
 # %% ../nbs/12_learner.ipynb #21612474
 def evaluate(model:nn.Module, data, loss_func:Callable=F.cross_entropy, batch_size:int=1024,
@@ -201,7 +201,8 @@ class TimerCB(Callback):
     def after_loss(self, learn): self.cur.append(_now(learn.device))
     def after_step(self, learn): self.marks.append((*self.cur, _now(learn.device)))
     def after_epoch(self, learn):
-        "(t_forward, t_reg, t_backward) in seconds per marked step (on CUDA: waits for the epoch's last step)."
+        """(t_forward, t_reg, t_backward) in seconds per marked step, (t_step,) for a captured one (no phase marks);
+        on CUDA it waits for the epoch's last step."""
         learn.batch_times += [tuple(_elapsed(a, b) for a, b in zip(m, m[1:])) for m in self.marks]
         self.marks = []
     cleanup_fit = after_epoch                      # the steps of an epoch cut short by CancelFitException
@@ -230,8 +231,9 @@ def _epoch_row(learn, s:dict, t_train:float, eval_train:bool) -> dict:
     row.update(train_loss=tr.get('loss', nan), train_acc=tr.get('acc', nan), test_loss=va.get('loss', nan),
                test_acc=va.get('acc', nan))
     row['ge'] = row['train_acc'] - row['test_acc']
+    phased = [b for b in bt if len(b) == 3]                                  # captured steps: (t_step,) only
     for j, c in enumerate(('t_forward', 't_reg', 't_backward')):
-        row[c] = float(np.mean([b[j] for b in bt])) if bt else nan
+        row[c] = float(np.mean([b[j] for b in phased])) if phased else nan
     row.update(t_train=t_train, t_eval=perf_counter() - t0)
     return row
 
@@ -298,13 +300,24 @@ class ProgressCB(Callback):
         if self.bar is not None: self.bar.close()
 
 # %% ../nbs/12_learner.ipynb #1e30bb78
-def _make_opt(opt, params, lr:float, momentum:float, weight_decay:float) -> torch.optim.Optimizer:
-    "An optimizer from a name ('sgd', 'adam', 'adamw') or a callable `opt(params, lr=...)`."
-    if callable(opt): return opt(params, lr=lr)
-    if opt == 'sgd': return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay)
-    if opt == 'adam': return torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
-    if opt == 'adamw': return torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
-    raise ValueError(f"opt={opt!r}: use 'sgd', 'adam', 'adamw' or a callable `opt(params, lr=...)`.")
+def _make_opt(opt, params, lr:float, momentum:float, weight_decay:float, graph:bool=False) -> torch.optim.Optimizer:
+    """An optimizer from a name ('sgd', 'adam', 'adamw') or a callable `opt(params, lr=...)`; `graph`: its rate a
+    tensor on the parameters' device (updated in place, read by a captured step) and a capturable implementation."""
+    if opt not in ('sgd', 'adam', 'adamw') and not callable(opt):
+        raise ValueError(f"opt={opt!r}: use 'sgd', 'adam', 'adamw' or a callable `opt(params, lr=...)`.")
+    if callable(opt):
+        if graph: raise UserInputError("cuda_graph=True builds its own optimizer ('sgd', 'adam' or 'adamw'), whose "
+                                       "learning rate lives on the GPU so that a replayed step reads the current one; "
+                                       "a callable `opt` cannot be captured safely. Fix: pass opt='sgd' (or 'adam', "
+                                       "'adamw'), or leave cuda_graph=False.")
+        return opt(params, lr=lr)
+    params = list(params)
+    cuda = graph and params[0].device.type == 'cuda'
+    if graph: lr = torch.tensor(float(lr), device=params[0].device)
+    kw = dict(fused=True) if cuda else {}
+    if opt == 'sgd': return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay, **kw)
+    kw = dict(capturable=True) if cuda else {}
+    return (torch.optim.Adam if opt == 'adam' else torch.optim.AdamW)(params, lr=lr, weight_decay=weight_decay, **kw)
 
 def _flag(reg, name:str) -> bool: return bool(getattr(reg, name, False))
 
@@ -333,7 +346,7 @@ class Learner:
     def __init__(self, model:nn.Module, train_dl, valid_dl=None, loss_func:Callable=F.cross_entropy, opt='sgd',
                  lr:float|None=None, momentum:float=0.9, weight_decay:float=0., regularizers:Sequence=(),
                  schedule:Callable|None=None, callbacks:Sequence=(), device=None, autocast:str|None=None,
-                 progress:bool=True, eval_train:bool=True, ddp_split:bool=True):
+                 progress:bool=True, eval_train:bool=True, ddp_split:bool=True, cuda_graph:bool=False):
         if device is not None: model.to(device)
         if schedule is None and lr is None: raise ValueError("Pass a learning rate `lr=` or a `schedule=`.")
         self.schedule = schedule if schedule is not None else constant_schedule(lr)
@@ -347,7 +360,9 @@ class Learner:
             if n and getattr(r, 'needs_index', False) and hasattr(r, 'n_samples') and (r.n_samples or 0) < n:
                 r.n_samples = n
         _autocast(self.device, autocast)                                                       # validates `autocast`
-        self.opt = _make_opt(opt, model.parameters(), self.schedule(0), momentum, weight_decay)
+        self.cuda_graph, self._graph, self._warm, self._lr = cuda_graph, None, 0, self.schedule(0)
+        if cuda_graph: _check_cuda_graph(self, callbacks)
+        self.opt = _make_opt(opt, model.parameters(), self._lr, momentum, weight_decay, graph=cuda_graph)
         ddp = ddp_split and isinstance(model, DistributedDataParallel)
         defaults = [TimerCB(), RecorderCB(eval_train), *([ProgressCB()] if progress else []),
                     *([DDPCB()] if ddp else [])]
@@ -364,7 +379,9 @@ class Learner:
     @property
     def history(self) -> pd.DataFrame: return pd.DataFrame(self.rows)
     @property
-    def lr(self) -> float: return self.opt.param_groups[0]['lr']
+    def lr(self) -> float:
+        v = self.opt.param_groups[0]['lr']
+        return self._lr if isinstance(v, Tensor) else v                # a captured step's rate: no device read
     @property
     def n_batches(self) -> int|None: return len(self.train_dl) if hasattr(self.train_dl, '__len__') else None
     @property
@@ -385,20 +402,26 @@ def _prepare(self:Learner, batch):
 
 # %% ../nbs/12_learner.ipynb #efa73154
 @patch
-def _one_batch(self:Learner):
-    "Forward (with taps), data loss, regularizers, backward and step, with their events; sets `logits`, `loss`, ..."
+def _step(self:Learner, events:bool=True):
+    "Forward (with taps), data loss, regularizers, backward and optimizer step; sets `logits`, `loss`, `penalties`."
     regs = [r for _, (r, _f) in self.regs]
-    with _autocast(self.device, self.autocast):
+    with _autocast(self.device, self.autocast, cache=not self.cuda_graph):
         with regularized_forward(self.raw, self.xb, regs) as self.xb: self.logits = self.model(self.xb)   # taps
         self.data_loss = self.loss_func(self.logits, self.yb)
-        self._cb('after_pred')
+        if events: self._cb('after_pred')
         self.penalties = [penalty(r, self.raw, self.xb, self.yb, self.logits, self.ib) for r in regs]
     self.loss = self.data_loss
     if self.regs: self.loss = self.data_loss + sum(f * p for (_, (_r, f)), p in zip(self.regs, self.penalties))
-    self._cb('after_loss')
-    self.opt.zero_grad(set_to_none=True)
+    if events: self._cb('after_loss')
+    self.opt.zero_grad(set_to_none=self._graph is None)          # after a capture: the captured gradient buffers
     (self.loss * self.loss_scale if self.loss_scale != 1 else self.loss).backward()
     self.opt.step()
+
+@patch
+def _one_batch(self:Learner):
+    "One training step with its events (`after_pred`, `after_loss`, `after_step`); captured and replayed with `cuda_graph`."
+    if self.cuda_graph: self._graph_batch()
+    else: self._step()
     self.step += 1
     self._cb('after_step')
 
@@ -410,7 +433,10 @@ def _set_lr(self:Learner):
     if getattr(self.schedule, 'per_step', False):
         if self.n_batches is None: raise TypeError("A per-step schedule needs a training loader with len().")
         t = self.epoch + self.iter / self.n_batches
-    for g in self.opt.param_groups: g['lr'] = self.schedule(t)
+    self._lr = self.schedule(t)
+    for g in self.opt.param_groups:
+        if isinstance(g['lr'], Tensor): g['lr'].fill_(self._lr)           # in place: a captured step reads it
+        else: g['lr'] = self._lr
 
 # %% ../nbs/12_learner.ipynb #8e90fcf2
 @patch
@@ -498,6 +524,7 @@ def load_checkpoint(self:Learner, path:str|Path) -> Learner:
     ck = torch.load(path, map_location=self.device, weights_only=True)
     self.raw.load_state_dict(ck['model'])
     self.opt.load_state_dict(ck['opt'])
+    self._graph, self._warm = None, 0                  # a captured step would read the replaced state: recapture
     self.epoch, self.step, self.rows = ck['epoch'], ck['step'], list(ck['rows'])
     _set_rng_state({k: (v.cpu() if isinstance(v, Tensor) else v) for k, v in ck['rng'].items()})
     if ck['loader'] is not None: self.train_dl.load_state_dict(ck['loader'])
@@ -507,6 +534,86 @@ def load_checkpoint(self:Learner, path:str|Path) -> Learner:
     for i, c in enumerate(c for c in self.callbacks if _stateful(c)):
         if i in ck['cbs']: c.load_state_dict(ck['cbs'][i])
     return self
+
+# %% ../nbs/12_learner.ipynb #c9a70002
+_GRAPH_WARMUP = 3                         # eager steps of a fit before the capture
+_IN_STEP_EVENTS = ('after_pred', 'after_loss')
+
+class _CudaGraph:
+    "Warm-up (on a side stream), capture and replay of the training step in one CUDA graph on `device`."
+    def __init__(self, device:torch.device):
+        self.device, self.graph, self.stream = device, torch.cuda.CUDAGraph(), torch.cuda.Stream(device)
+    def warm(self, fn):
+        cur = torch.cuda.current_stream(self.device)
+        self.stream.wait_stream(cur)
+        with torch.cuda.stream(self.stream): fn()
+        cur.wait_stream(self.stream)
+    def capture(self, fn):
+        with torch.cuda.graph(self.graph): fn()
+    def replay(self): self.graph.replay()
+
+def _graph_backend(device:torch.device):
+    "The capture backend of `device`: CUDA graphs; any other device is refused."
+    if device.type != 'cuda':
+        raise UserInputError(f"cuda_graph=True captures the training step in a CUDA graph, but the model is on "
+                             f"{device}. Fix: move the model to a GPU (`device='cuda'`), or leave cuda_graph=False.")
+    return _CudaGraph(device)
+
+def _check_cuda_graph(learn:Learner, callbacks:Sequence):
+    "Refuse, before any work, what a captured step cannot do; set the learner's capture backend."
+    learn._backend = _graph_backend(learn.device)
+    if isinstance(learn.model, DistributedDataParallel):
+        raise UserInputError("cuda_graph=True does not support DistributedDataParallel (its gradient all-reduce is "
+                             "driven from Python hooks during the backward). Fix: leave cuda_graph=False.")
+    bad = [f"{type(c).__name__}.{e}" for c in callbacks for e in _IN_STEP_EVENTS if getattr(c, e, None) is not None]
+    if bad:
+        raise UserInputError(f"cuda_graph=True replays the step without running Python, so events inside it cannot "
+                             f"fire: {', '.join(bad)}. Fix: do that work in before_batch, after_batch or after_step "
+                             f"(they still run), or leave cuda_graph=False.")
+
+def _batch_key(learn:Learner) -> tuple:
+    "Shapes and dtypes of the batch tensors: a replay needs those the step was captured with."
+    return tuple(None if t is None else (tuple(t.shape), t.dtype) for t in (learn.xb, learn.yb, learn.ib))
+
+# %% ../nbs/12_learner.ipynb #c9a70003
+@patch
+def _capture(self:Learner):
+    "Record this batch's step in the graph (the capture runs nothing), then replay it: the batch trains once."
+    st = {'key': _batch_key(self)}
+    for k, a in (('x', 'xb'), ('y', 'yb'), ('idx', 'ib')):
+        t = getattr(self, a)
+        st[k] = None if t is None else t.clone()                           # the static input buffers
+        setattr(self, a, st[k])
+    self.opt.zero_grad(set_to_none=True)           # the captured backward allocates the gradients it rewrites
+    try: self._backend.capture(partial(self._step, events=False))
+    except RuntimeError as e:
+        raise UserInputError(f"The training step could not be captured in a CUDA graph: {str(e).splitlines()[0]} "
+                             "A step that reads a device value on the host (`.item()`, `int(t)`, a boolean mask, "
+                             "e.g. in a custom regularizer or loss) or whose shapes depend on the data cannot be "
+                             "captured; `jacmargin.core.DispatchCounter` shows such reads on the CPU. Fix: remove "
+                             "the host read, or leave cuda_graph=False.") from e
+    st['out'] = self.logits, self.data_loss, self.penalties, self.loss       # static outputs: rewritten by replays
+    self._graph = st
+    self._backend.replay()
+
+@patch
+def _graph_batch(self:Learner):
+    "Eager warm-up steps, then one capture and a replay per batch of the captured shapes (other shapes: eager)."
+    if self.loss_scale != 1:
+        raise UserInputError(f"A callback set loss_scale={self.loss_scale}, but a captured step is recorded with a "
+                             "scale of 1. Fix: scale inside the loss function, or leave cuda_graph=False.")
+    st = self._graph
+    if st is None and self._warm < _GRAPH_WARMUP:
+        self._backend.warm(self._step)
+        self._warm += 1
+    elif st is None: self._capture()
+    elif _batch_key(self) != st['key']: self._step()              # e.g. the last, smaller batch of an epoch
+    else:
+        for k, a in (('x', 'xb'), ('y', 'yb'), ('idx', 'ib')):
+            if st[k] is not None: st[k].copy_(getattr(self, a), non_blocking=True)
+        self.xb, self.yb, self.ib = st['x'], st['y'], st['idx']
+        self._backend.replay()
+        self.logits, self.data_loss, self.penalties, self.loss = st['out']
 
 # %% ../nbs/12_learner.ipynb #be5e0eb1
 def ddp_init(backend:str|None=None) -> tuple[int, int, torch.device]:
