@@ -48,7 +48,7 @@ class Regularizer:
     needs_index:bool = False        # the loop passes `idx=` (sample indices of the batch)
     def __init__(self): self._last:dict[str, Tensor] = {}
     @property
-    def last(self) -> dict[str, float]: return {k: float(v) for k, v in self._last.items()}
+    def last(self) -> dict[str, float]: return {k: float(v) for k, v in self.last_tensors.items()}
     @property
     def last_tensors(self) -> dict[str, Tensor]: return dict(self._last)   # detached 0-dim tensors: no sync
     def capture(self, model:nn.Module): return contextlib.nullcontext()
@@ -138,6 +138,10 @@ def _weight_grad(m:nn.Module, g:Tensor, a:Tensor, W:Tensor) -> Tensor:
 # %% ../nbs/05_regularizers.ipynb #2a5bdb52
 _HELD_BN_NODES = ('NativeBatchNormBackward0', 'CudnnBatchNormBackward0')   # saved result1 = mean, result2 = 1/σ
 
+def _const(t:Tensor|None) -> Tensor|None:
+    "`t` as a constant: detached only if it requires grad (the saved statistics do not: no op dispatched)."
+    return t.detach() if t is not None and t.requires_grad else t
+
 @contextlib.contextmanager
 def _bn_nodes(model:nn.Module, store:list):
     "Forward hooks: `store` gets (module, autograd node) of each batch-norm call on batch statistics (None: unusable)."
@@ -154,8 +158,8 @@ def _bn_nodes(model:nn.Module, store:list):
 def _held_bn_grads(records:Sequence):
     "Inside: the recorded batch-norm nodes pass input gradients with the batch statistics held, dy·γ/σ."
     def hook(node):
-        s = node._saved_result2.detach()                                      # (C,) 1/σ of the forward
-        if node._saved_weight is not None: s = s * node._saved_weight.detach()
+        s = _const(node._saved_result2)                                       # (C,) 1/σ of the forward
+        if node._saved_weight is not None: s = s * _const(node._saved_weight)
         view = lambda g: s.view(1, -1, *[1] * (g.dim() - 2)).to(g.dtype)
         return lambda gi, go: None if gi[0] is None else (go[0] * view(go[0]), *gi[1:])
     hs = [n.register_hook(hook(n)) for _, n in records]
@@ -166,23 +170,29 @@ def _held_bn_grads(records:Sequence):
 # %% ../nbs/05_regularizers.ipynb #0ff14e1b
 @contextlib.contextmanager
 def _saved_stats(model:nn.Module, records:Sequence):
-    "Inside: batch-norm layers on batch statistics normalise in eval mode with those their training call saved."
-    todo, state = {}, {}
+    """Inside: batch-norm layers on batch statistics are the per-channel affine maps (x − μ)·γ/σ + β with the μ, 1/σ
+    their training call saved (held constants; γ, β differentiable): a few elementwise ops, cheap to differentiate
+    twice, where an eval-mode `batch_norm` call costs a double backward of ~20 ops per layer."""
+    todo, own = {}, {}
     for m, node in records: todo.setdefault(m, []).append(node)
-    def pre(m, args):
-        if not todo.get(m): raise RuntimeError("A batch-norm layer ran more often than in the captured forward.")
-        node = todo[m].pop(0)
-        state[m] = m.training, m._buffers.get('running_mean'), m._buffers.get('running_var')
-        var = node._saved_result2.detach().pow(-2) - m.eps                    # 1/σ² − ε: the biased batch variance
-        m.training = False
-        m._buffers.update(running_mean=node._saved_result1.detach(), running_var=var)
-    def post(m, args, out):
-        if m in state: m.training, m._buffers['running_mean'], m._buffers['running_var'] = state.pop(m)
-    hs = [h for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and uses_batch_stats(m)
-          for h in (m.register_forward_pre_hook(pre), m.register_forward_hook(post, always_call=True))]
+    def held(m):
+        def forward(x):
+            if not todo.get(m): raise RuntimeError("A batch-norm layer ran more often than in the captured forward.")
+            node = todo[m].pop(0)
+            shape = (1, -1) + (1,) * (x.dim() - 2)
+            s = _const(node._saved_result2) if m.weight is None else m.weight * _const(node._saved_result2)
+            y = (x - _const(node._saved_result1).view(shape)) * s.view(shape)
+            return y if m.bias is None else y + m.bias.view(shape)
+        return forward
+    mods = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm) and uses_batch_stats(m)]
+    for m in mods:
+        own[m] = m.__dict__.get('forward')                          # a forward the user set on the instance
+        m.forward = held(m)
     try: yield
     finally:
-        for h in hs: h.remove()
+        for m in mods:
+            if own[m] is None: del m.forward
+            else: m.forward = own[m]
 
 def _held_graph(model:nn.Module, x:Tensor, output, y, records:Sequence|None) -> tuple[Tensor, Tensor]:
     "`model_graph` (x's graph, statistics held), with the training forward's saved statistics when recorded."
@@ -421,6 +431,15 @@ class PerLayerJacobianRegularizer(Regularizer):
         return io, out, []
 
 # %% ../nbs/05_regularizers.ipynb #945d758b
+class _ClosedFormGrad(torch.autograd.Function):
+    "Σ_l per_l; its gradient w.r.t. each weight W_l is the closed form D_l times the incoming one (eq. 52)."
+    @staticmethod
+    def forward(ctx, per, Ds, *Ws):
+        ctx.Ds = Ds
+        return per.sum()
+    @staticmethod
+    def backward(ctx, go): return (None, None, *torch._foreach_mul(ctx.Ds, go))
+
 @patch
 def __call__(self:PerLayerJacobianRegularizer, model, x, y=None, logits=None):
     with torch.enable_grad(): io, out, bn = self._graph(model, x, y, logits)
@@ -429,24 +448,42 @@ def __call__(self:PerLayerJacobianRegularizer, model, x, y=None, logits=None):
         if self.method == 'exact': v = torch.eye(M, dtype=out.dtype, device=out.device)[:, None].expand(M, B, M)
         else:
             pi = step_draw(lambda d: torch.randint(0, M, (B,), generator=self.generator, device=d), out.device,
-                             self.generator)
+                           self.generator)
             v = one_hot(pi, M, out.dtype)[None] * (M if self.unbiased else 1) ** 0.5        # (1, B, M)
         mods, names = dict(model.named_modules()), list(io)
         alias = [n for n in names if io[n][0].requires_grad]          # their input gradient is g W: same pass
-        per, D = {n: out.new_zeros(()) for n in names}, {}
+        sq, D, used = None, None, []
         for vp in v:                                                                         # one pass (one_hot)
             gs = torch.autograd.grad(out, [io[n][1] for n in names] + [io[n][0] for n in alias], vp,
                                      retain_graph=True, allow_unused=True)
             gin = dict(zip(alias, gs[len(names):]))
+            used, gw, dw = [n for n, g in zip(names, gs) if g is not None], [], []
             for n, g in zip(names, gs):
                 if g is None: continue
                 m, (z, _, W) = mods[n], io[n]
                 a = gin[n] if gin.get(n) is not None else _adjoint(m, g, z.shape, W.detach())   # (B, *z): g W
-                per[n] = per[n] + a.reshape(-1) @ a.reshape(-1) / B
-                D[n] = D.get(n, 0) + _weight_grad(m, g, a, W.detach()) * (2 / B)                 # 2 gᵀ g W (eq. 52)
-        total = sum(per.values()).detach() + sum(((io[n][2] - io[n][2].detach()) * D[n]).sum() for n in D)
-    self._last = {'per_layer': total.detach(), **{f'per_layer/{n}': p.detach() for n, p in per.items()}}
+                gw.append(a)
+                dw.append(_weight_grad(m, g, a, W.detach()))                                   # gᵀ g W
+            if not gw: break
+            s = torch.stack(torch._foreach_norm(gw)).square()                    # (L,): Σ_i ‖g_i W_l‖², one kernel
+            sq = s if sq is None else sq + s
+            if D is None: D = dw
+            else: torch._foreach_add_(D, dw)
+        if sq is None: total, per = out.new_zeros(()), out.new_zeros(0)
+        else:
+            per = sq / B                                                             # (L,): batch means
+            torch._foreach_mul_(D, 2 / B)                                            # 2 gᵀ g W / B (eq. 52)
+            total = _ClosedFormGrad.apply(per, D, *[io[n][2] for n in used])
+    self._last, self._per = {'per_layer': total.detach()}, (names, used, per.detach())
     return total
+
+@patch(as_prop=True)
+def last_tensors(self:PerLayerJacobianRegularizer) -> dict[str, Tensor]:
+    "The penalty and each layer's term (0-dim tensors, split from one vector only when read: no device sync)."
+    names, used, per = getattr(self, '_per', None) or ((), (), None)
+    parts = dict(zip(used, per.unbind())) if len(used) else {}
+    return {**self._last, **{f'per_layer/{n}': parts[n] if n in parts else self._last['per_layer'].new_zeros(())
+                             for n in names}}
 
 # %% ../nbs/05_regularizers.ipynb #5fecb477
 def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
