@@ -11,6 +11,7 @@ from typing import NamedTuple
 from fastcore.script import call_parse, anno_parser
 import torch
 import jacmargin.papers
+from .core import default_device
 from .experiment import EXECUTORS, grid_executor, check_slurm
 from .data import (JacmarginError, UserInputError, DatasetNotFoundError, DataFormatError, MIRRORS, DATA_TITLES,
                             data_root, dataset_available)
@@ -248,6 +249,24 @@ def _data_env(root:str|None):
         if old is None: os.environ.pop('JACMARGIN_DATA', None)
         else: os.environ['JACMARGIN_DATA'] = old
 
+@contextlib.contextmanager
+def _graph_env(on:bool):
+    "Within the block, $JACMARGIN_CUDA_GRAPH is '1' when `on`: `runs.run` in this and every worker process reads it."
+    old = os.environ.get('JACMARGIN_CUDA_GRAPH')
+    if on: os.environ['JACMARGIN_CUDA_GRAPH'] = '1'
+    try: yield
+    finally:
+        if old is None: os.environ.pop('JACMARGIN_CUDA_GRAPH', None)
+        else: os.environ['JACMARGIN_CUDA_GRAPH'] = old
+
+def _check_cuda_graph_flag(on:bool, device:str|None):
+    "--cuda_graph needs the runs to train on a CUDA device: refuse before any work otherwise."
+    if not on: return
+    dev = torch.device(device) if device else default_device()
+    if dev.type != 'cuda':
+        raise UserInputError(f"--cuda_graph captures each training step in a CUDA graph, but the runs would train "
+                             f"on {dev}. Fix: add --device cuda on a machine with a GPU, or leave --cuda_graph out.")
+
 def _remove_if_empty(folder:Path):
     "Remove `folder` and its sub-folders if they hold no file (what a failed command leaves behind)."
     if folder.is_dir() and not any(p.is_file() for p in folder.rglob('*')): shutil.rmtree(folder)
@@ -295,19 +314,21 @@ def run(name:str,                # the experiment, e.g. sokolic2017-table2 (`jac
         slurm_gpus:int=None,     # --executor slurm: GPUs per run
         slurm_cpus:int=None,     # --executor slurm: CPU cores per run
         slurm_mem_gb:int=None,   # --executor slurm: memory per run, in GB
-        slurm_account:str=None):  # --executor slurm: the account to charge
+        slurm_account:str=None,  # --executor slurm: the account to charge
+        cuda_graph:bool=False):  # capture each training step in a CUDA graph (CUDA devices only; see Learner)
     "Run one experiment of the papers and write its tables and figures."
     info = _info(name)
     if scale not in info.cost:
         raise UserInputError(f"{name} has no scale {scale!r}. Fix: use {' or '.join(map(repr, info.cost))}.")
     device, outd, root = _check_device(device), _check_out(out), _check_root(root)
+    _check_cuda_graph_flag(cuda_graph, device)
     jobs = _check_counts(seeds, jobs, device)
     slurm = _check_executor(executor, partition=slurm_partition, time=slurm_time, gpus=slurm_gpus, cpus=slurm_cpus,
                             mem_gb=slurm_mem_gb, account=slurm_account)
     fetch, existed = _check_data(name, scale, root, download), outd.exists()
     print(_estimate(name, scale, device) + f" Runs already cached in {outd / 'cache'} are not redone.", flush=True)
     try:
-        with _data_env(root), grid_executor(executor, **slurm):
+        with _data_env(root), _graph_env(cuda_graph), grid_executor(executor, **slurm):
             return _run(name, scale, seeds, jobs, device, out, fetch)
     finally:
         if not existed: _remove_if_empty(outd)

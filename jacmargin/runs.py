@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_runs.ipynb #908a60bd
 from __future__ import annotations
-import functools, json, statistics, time
+import functools, json, os, statistics, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -363,12 +363,14 @@ def run(cfg:Run,               # the run
         root=None,             # data folder (default: $JACMARGIN_DATA, else ~/.cache/jacmargin/data)
         progress:bool=False,   # a progress bar over the training batches
         return_model:bool=False, # also return the trained model (eval mode)
-        on_diverge:str='raise' # 'record': a run whose loss turns non-finite returns {'diverged': True, ...}
+        on_diverge:str='raise', # 'record': a run whose loss turns non-finite returns {'diverged': True, ...}
+        cuda_graph:bool|None=None # capture each training step in a CUDA graph (None: $JACMARGIN_CUDA_GRAPH == '1')
        ):
     "Train and evaluate one `Run`; return the statistics `cfg.stats` as a JSON-ready dict (and the model)."
     if unknown := [s for s in cfg.stats if s not in STATS]:
         raise UserInputError(f"Unknown statistics {unknown}: choose from {', '.join(STATS)}.")
     if on_diverge not in ('raise', 'record'): raise UserInputError(f"on_diverge={on_diverge!r}: use 'raise' or 'record'.")
+    if cuda_graph is None: cuda_graph = os.environ.get('JACMARGIN_CUDA_GRAPH') == '1'     # set by `run --cuda_graph`
     device = torch.device(device) if device else default_device()
     train, measure, ev = run_data(cfg, root)
     seed_everything(cfg.seed)
@@ -379,7 +381,7 @@ def run(cfg:Run,               # the run
     learn = Learner(model, batch_loader(train, cfg.batch_size, True, cfg.seed, tf_train, device),
                     loss_func=run_loss(cfg), opt=cfg.opt, schedule=piecewise_schedule(cfg.lr_pairs),
                     momentum=cfg.momentum, weight_decay=cfg.weight_decay, regularizers=run_regularizers(cfg, n_classes),
-                    callbacks=[stop] if stop else [], progress=progress, eval_train=False)
+                    callbacks=[stop] if stop else [], progress=progress, eval_train=False, cuda_graph=cuda_graph)
     try: learn.fit(sum(n for _, n in cfg.lr_pairs))
     except FloatingPointError as err:                      # the Learner's non-finite-loss error
         if on_diverge == 'raise': raise
