@@ -2,7 +2,7 @@
 
 Run: OMP_NUM_THREADS=1 python bench/regularizers.py [--batch 128] [--reps 25] [--threads 1] [--device cpu]
                                                     [--resnet none|small|reduced|full] [--malloc retain|default] [--profile N]
-                                                    [--bf16] [--ops-only]
+                                                    [--bf16] [--ops-only] [--graph]
 A step is forward, loss, regularizer, backward and an SGD step. All cases run round-robin in one process
 (repetition r runs every case once), so slow drifts of a shared machine hit all cases alike; medians are
 printed, with the ratio to the plain step of the same repetition round. The step and the timer are
@@ -17,9 +17,12 @@ ratios jump by ±0.3. `--malloc default` measures glibc as it comes. CUDA device
 steps of each case, exact R_F and the class loop left out). `--resnet reduced` adds the pre-activation
 ResNet-18 of Table VI (widths 16-128, 64 px, batch 32, 1000 classes); `--resnet full` the ImageNet one (224 px,
 batch 32, 1000 classes: for a GPU). `--bf16` times every case a second time under bf16 autocast, side by side
-with the fp32 steps (ratios to the plain fp32 step). Every table also has the aten ops dispatched per step and the host
-reads per step (`jacmargin.core.DispatchCounter`, counted on one step after warm-up): the op count is the CPU proxy for
+with the fp32 steps (ratios to the plain fp32 step; autocast's weight cache off, as a captured step needs).
+Every table also has the aten ops dispatched per step and the host reads per step (`jacmargin.core.DispatchCounter`, counted on one step after warm-up): the op count is the CPU proxy for
 GPU kernel launches, a host read makes a GPU wait. `--ops-only` prints the counts without timing (seconds on a CPU).
+`--graph` (CUDA only) also times every step captured in a CUDA graph and replayed (`torch.cuda.graph` after three
+warm-up steps on a side stream, as `Learner(cuda_graph=True)` does): ratios to the graphed plain step and to the eager
+plain step. A case whose capture fails is printed with the error.
 """
 import argparse, ctypes, os, platform, resource
 import torch
@@ -104,15 +107,41 @@ def op_counts(steps:dict) -> dict:
         out[k] = (dc.total, sum(dc.host_reads.values()))
     return out
 
+def graphed(step, device):
+    "`step` captured in a CUDA graph after three warm-up calls on a side stream: calling the result replays it."
+    cur, side = torch.cuda.current_stream(device), torch.cuda.Stream(device)
+    side.wait_stream(cur)
+    with torch.cuda.stream(side):
+        for _ in range(3): step()
+    cur.wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g): step()
+    return g.replay
+
+def graph_table(steps:dict, eager_plain_ms:float, reps:int, device) -> str:
+    "Median replay time of each step closure captured in a CUDA graph, beside its ratios (rows: cases)."
+    gs, failed = {}, {}
+    for k, s in steps.items():
+        if 'loop' in k: continue
+        try: gs[k] = graphed(s, device)
+        except Exception as e: failed[k] = f"{type(e).__name__}: {str(e).splitlines()[0][:90]}"
+    t = step_times(gs, reps=reps, warmup=2, device=device)
+    rows = [f"{'':37} {'graphed ms':>11} {'× graphed plain':>16} {'× eager plain':>14}"]
+    rows += [f"{r.case:37} {r.ms:11.2f} {r.x_plain:16.2f} {r.ms / eager_plain_ms:14.2f}" for r in t.itertuples()]
+    rows += [f"{k:37} capture failed: {e}" for k, e in failed.items()]
+    return '\n'.join(rows)
+
 def under_bf16(step, device):
     "The step closure run under bf16 autocast on `device`'s type."
     def f():
-        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16): step()
+        with torch.autocast(torch.device(device).type, dtype=torch.bfloat16, cache_enabled=False): step()
     return f
 
-def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=0, bf16=False, ops_only=False):
+def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=0, bf16=False, ops_only=False,
+         graph=False):
     torch.manual_seed(0)
     dev = torch.device(device)
+    if graph and dev.type != 'cuda': raise SystemExit("--graph captures CUDA graphs: use it with --device cuda.")
     mem = (('glibc retains freed memory' if retain_freed_memory() else 'glibc defaults (mallopt failed)')
            if malloc == 'retain' and dev.type == 'cpu' else 'allocator defaults')
     name = torch.cuda.get_device_name(dev) if dev.type == 'cuda' else cpu_name()
@@ -141,6 +170,9 @@ def main(batch=128, reps=25, device='cpu', resnet='none', malloc='retain', prof=
         for r in t.itertuples():
             n, h = ops[r.case]
             print(f"{r.case:37} {r.ms:8.1f} {r.x_plain:8.2f} {r.x_plain_per_round:16.2f} {n:9d} {h:11d}")
+        if graph:
+            print(f"\n{mname}, batch {b}: each step captured in a CUDA graph and replayed")
+            print(graph_table(steps, t.ms[0], reps, dev))
         if prof:
             short = {k: k.split(' (')[0].replace(' cross-entropy', '').replace(', 1 warm step', '') for k in steps}
             print(f"\n{mname}: where the time goes ({prof} consecutive steps per case)")
@@ -156,6 +188,7 @@ if __name__ == '__main__':
     p.add_argument('--profile', type=int, default=0, help='also profile N consecutive steps of each case (0: no)')
     p.add_argument('--bf16', action='store_true', help='also time every case under bf16 autocast')
     p.add_argument('--ops-only', action='store_true', help='print aten ops and host reads per step, no timing')
+    p.add_argument('--graph', action='store_true', help='also time every step captured in a CUDA graph (CUDA only)')
     a = p.parse_args()
     if a.threads: torch.set_num_threads(a.threads)
-    main(a.batch, a.reps, a.device, a.resnet, a.malloc, a.profile, a.bf16, a.ops_only)
+    main(a.batch, a.reps, a.device, a.resnet, a.malloc, a.profile, a.bf16, a.ops_only, a.graph)
