@@ -19,7 +19,8 @@ from ..runs import Run, run, reg_spec
 
 # %% auto #0
 __all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'Zoo', 'zoo_points',
-           'zoo_config', 'zoo_frame', 'ranked', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo']
+           'zoo_config', 'zoo_frame', 'ranked', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline',
+           'convergence']
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
@@ -210,14 +211,29 @@ def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=
     recs = run_grid(fn, cfgs, Path(out) / 'cache', jobs, progress=progress)
     df = zoo_frame(recs, pts)
     ok = ranked(df)
-    rank = rank_measures(ok, n_boot=n_boot if len(ok) > 4 else 0)
-    title = f"Which measure predicts the gap? {len(ok)} networks ranked ({len(df)} of {len(zoo_points(cfg))} trained)"
+    head = headline(ok)                              # Jiang et al.: the networks at the stopping criterion
+    rank = rank_measures(head, n_boot=n_boot if len(head) > 4 else 0)
+    who = 'networks at the stopping criterion' if len(head) < len(ok) or ok.reached.all() else 'networks'
+    title = (f"Which measure predicts the gap? {len(head)} {who} ranked "
+             f"({len(df)} of {len(zoo_points(cfg))} trained)")
     res = write_results(out, cfg.name, recs, _rank_table(rank), plot_ranking(rank, title))
-    plot_scatter(ok, rank).savefig(res['dir'] / f'{cfg.name}-scatter.png', dpi=120)
+    plot_scatter(head, rank).savefig(res['dir'] / f'{cfg.name}-scatter.png', dpi=120)
     save_csv(df, res['dir'] / 'zoo.csv')
-    if 4 < ok.reached.sum() < len(ok):                    # Jiang et al. keep only networks at the stopping criterion
-        save_csv(_rank_table(rank_measures(ok[ok.reached], n_boot=n_boot)), res['dir'] / 'table_reached.csv')
-    return {**res, 'runs': df, 'rank': rank}
+    save_csv(convergence(df, [a for a, _ in cfg.axes]), res['dir'] / 'convergence.csv')
+    rank_all = rank_measures(ok, n_boot=n_boot if len(ok) > 4 else 0) if len(head) < len(ok) else rank
+    save_csv(_rank_table(rank_all), res['dir'] / 'table_all.csv')
+    return {**res, 'runs': df, 'rank': rank, 'rank_all': rank_all}
+
+def headline(ok:pd.DataFrame) -> pd.DataFrame:
+    "The networks of the headline ranking: those that reached the stopping criterion (all when fewer than 5 did)."
+    return ok[ok.reached].reset_index(drop=True) if ok.reached.sum() > 4 else ok
+
+def convergence(df:pd.DataFrame, axes:list) -> pd.DataFrame:
+    "Per axis value: networks trained, how many reached the stopping criterion, the share (%), how many diverged."
+    rows = [{'axis': a, 'value': v, 'trained': len(g), 'reached': int(g.reached.sum()),
+             'reached_pct': round(100 * g.reached.mean(), 1), 'diverged': int(g.diverged.sum())}
+            for a in axes for v, g in df.groupby(a, sort=True)]
+    return pd.DataFrame(rows)
 
 def _rank_table(rank:pd.DataFrame) -> pd.DataFrame:
     "The ranking as written: label, τ [interval], Ψ [interval], ψ per axis (3 decimals)."
