@@ -93,6 +93,10 @@ EXPERIMENT_INFO = {
         "Which measure predicts generalization: a grid of small MLPs and CNNs on MNIST trained to the same loss, every "
         "generalization measure of the package ranked by Kendall tau and granulated Psi against the gap.",
         {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'paper': None}),
+    'zoo-fashion': _I(
+        "The same zoo on Fashion-MNIST: a second environment, to ask whether a measure's ranking survives a change of "
+        "data (Dziugaite et al. 2020); papers.zoo.robustness compares the two.",
+        {'*': ('fashion_mnist',)}, {'smoke': 30, 'cpu': None, 'paper': None}),
 }
 
 # %% ../nbs/30_cli.ipynb #a2b0aebe

@@ -14,13 +14,15 @@ import matplotlib.pyplot as plt
 from scipy import sparse
 from ..data import UserInputError
 from ..measures import MEASURES
-from ..experiment import ResultCache, run_grid, results_frame, pick_scale, write_results, save_csv
+from ..experiment import (ResultCache, run_grid, results_frame, pick_scale, write_results, save_csv,
+                                  markdown_table, save_figure)
 from ..runs import Run, run, reg_spec
 
 # %% auto #0
-__all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'Zoo', 'zoo_points',
-           'zoo_config', 'zoo_frame', 'ranked', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline',
-           'convergence']
+__all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'ZOO_FASHION_CPU',
+           'ZOO_FASHION_SMOKE', 'ZOO_FASHION_PAPER', 'Zoo', 'zoo_points', 'zoo_config', 'zoo_frame', 'ranked',
+           'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline', 'convergence', 'zoo_fashion',
+           'robustness']
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
@@ -198,6 +200,10 @@ def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=
         progress:bool=True, root=None, n_boot:int=2000, available_only:bool=False) -> dict:
     "Train and measure the zoo (cached, resumable), rank the measures; write tables and figures to `out/cfg.name`."
     cfg = pick_scale(cfg, scale, ZOO_PAPER, ZOO_SMOKE, ZOO_CPU)
+    return _zoo(cfg, out, jobs, device, seeds, progress, root, n_boot, available_only)
+
+def _zoo(cfg:Zoo, out, jobs:int, device, seeds:int|None, progress:bool, root, n_boot:int, available_only:bool) -> dict:
+    "`zoo` once its configuration is chosen."
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     if cfg.n_margin < 1: raise UserInputError(f"n_margin={cfg.n_margin}: the margin statistics need ≥ 1 point.")
     pts = zoo_points(cfg)
@@ -244,4 +250,54 @@ def _rank_table(rank:pd.DataFrame) -> pd.DataFrame:
     for c in [c for c in rank if c.startswith('psi_')]: t[c] = rank[c].round(3)
     return t
 
-EXPERIMENTS = {'zoo': zoo}
+EXPERIMENTS = {'zoo': zoo}                             # + 'zoo-fashion' below
+
+# %% ../../nbs/24_zoo.ipynb #7a0e0002
+ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion')
+ZOO_FASHION_SMOKE = replace(ZOO_SMOKE, dataset='fashion_mnist', name='zoo-fashion')
+ZOO_FASHION_PAPER = replace(ZOO_PAPER, dataset='fashion_mnist', name='zoo-fashion')
+
+def zoo_fashion(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
+                progress:bool=True, root=None, n_boot:int=2000, available_only:bool=False) -> dict:
+    "The zoo on Fashion-MNIST (the same grid, the same measures), written to `out/zoo-fashion`."
+    cfg = pick_scale(cfg, scale, ZOO_FASHION_PAPER, ZOO_FASHION_SMOKE, ZOO_FASHION_CPU)
+    return _zoo(cfg, out, jobs, device, seeds, progress, root, n_boot, available_only)
+
+def robustness(out='results',                        # the results folder holding each zoo's folder
+               names:tuple=('zoo', 'zoo-fashion')    # the zoos (environments) to compare
+              ) -> dict:
+    """Each measure's headline τ on every zoo and the worse of them (Dziugaite et al. 2020), best worst case
+    first; written to `out/zoo-robustness` (table and a figure)."""
+    tabs = {}
+    for n in names:
+        p = Path(out) / n / 'table.csv'
+        if not p.exists():
+            raise UserInputError(f"{p} does not exist: rank that zoo first (`jacmargin run {n} --scale cpu --out "
+                                 f"{out}`; --executor cache rebuilds it from cached networks without training).")
+        tabs[n] = pd.read_csv(p)
+    tau = lambda t: t.set_index('measure').tau.map(lambda s: float(str(s).split(' ')[0]))
+    df = pd.concat({f'tau_{n}': tau(t) for n, t in tabs.items()}, axis=1, join='inner')
+    labels = tabs[names[0]].set_index('measure').label
+    df['worst'] = df.min(axis=1)
+    df['worst_on'] = df[[f'tau_{n}' for n in names]].idxmin(axis=1).str[4:]
+    df = df.sort_values('worst', ascending=False).reset_index()
+    df.insert(1, 'label', df.measure.map(labels))
+    fig, ax = plt.subplots(figsize=(6, 0.28 * len(df) + 1))
+    y = np.arange(len(df))[::-1]
+    for n, mk in zip(names, 'os^v'):
+        ax.plot(df[f'tau_{n}'], y, mk, label=n)
+    ax.hlines(y, df[[f'tau_{n}' for n in names]].min(1), df[[f'tau_{n}' for n in names]].max(1), color='0.6', lw=1)
+    ax.axvline(0, color='k', lw=0.6)
+    ax.set_yticks(y, df.label, fontsize=7)
+    ax.set_xlabel('τ against the generalization gap (headline ranking)')
+    ax.set_title('Robustness across environments: best worst case on top', fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    d, df = Path(out) / 'zoo-robustness', df.round(3)
+    d.mkdir(parents=True, exist_ok=True)
+    save_csv(df, d / 'table.csv')
+    (d / 'table.md').write_text(markdown_table(df) + f"\n\nFrom the headline rankings (`table.csv`) of "
+                                f"{', '.join(f'`{n}`' for n in names)}.\n")
+    return {'dir': d, 'table': df, 'figures': save_figure(fig, d / 'zoo-robustness')}
+
+EXPERIMENTS['zoo-fashion'] = zoo_fashion
