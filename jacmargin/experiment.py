@@ -403,9 +403,10 @@ def provenance_markdown(p:dict) -> str:
     return '\n'.join(lines) + '\n'
 
 # %% ../nbs/13_experiment.ipynb #2db041d3
-def save_csv(df:pd.DataFrame, path, index:bool=False):
-    "Write `df` as CSV with floats to 6 significant digits (no `4.6599999999999975`)."
-    df.to_csv(path, index=index, float_format='%.6g')
+def save_csv(df:pd.DataFrame, path, index:bool=False, exact:bool=False):
+    """Write `df` as CSV with floats to 6 significant digits (no `4.6599999999999975`); `exact`: 17 digits, which
+    read back to the same floats (a table something is recomputed from: rounding would create ties)."""
+    df.to_csv(path, index=index, float_format='%.17g' if exact else '%.6g')
 
 def write_results(out, name:str, records:list, table:pd.DataFrame, fig, scale:str|None=None) -> dict:
     "Write runs.csv, runs.json, table.csv, table.md and the figure of an experiment into `out/name`, with provenance."

@@ -224,7 +224,7 @@ def _zoo(cfg:Zoo, out, jobs:int, device, seeds:int|None, progress:bool, root, n_
              f"({len(df)} of {len(zoo_points(cfg))} trained)")
     res = write_results(out, cfg.name, recs, _rank_table(rank), plot_ranking(rank, title))
     plot_scatter(head, rank).savefig(res['dir'] / f'{cfg.name}-scatter.png', dpi=120)
-    save_csv(df, res['dir'] / 'zoo.csv')
+    save_csv(df, res['dir'] / 'zoo.csv', exact=True)                   # the ranking recomputes from it exactly
     save_csv(convergence(df, [a for a, _ in cfg.axes]), res['dir'] / 'convergence.csv')
     rank_all = rank_measures(ok, n_boot=n_boot if len(ok) > 4 else 0) if len(head) < len(ok) else rank
     save_csv(_rank_table(rank_all), res['dir'] / 'table_all.csv')
