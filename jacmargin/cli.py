@@ -65,7 +65,8 @@ EXPERIMENT_INFO = {
         "smallest score and largest Jacobian norm.", {'*': ('mnist',)}, {'smoke': 4, 'cpu': 2545, 'paper': None}),
     'sokolic2017-table2': _I(
         "Sokolić et al. 2017, Table II: the paper's MNIST CNN with weight decay or with the Jacobian regularizer, "
-        "test accuracy by training-set size.", {'*': ('mnist',)}, {'smoke': 8, 'cpu': 70000, 'paper': None}),  # cpu: 1000-20 000 measured, 50 000 estimated
+        "test accuracy by training-set size.", {'*': ('mnist',)},
+        {'smoke': 8, 'cpu': 70000, 'paper': None}),            # cpu: 1000-20 000 measured, 50 000 estimated
     'sokolic2017-table2-lared': _I(
         "Table II on LaRED hand gestures: the same CNN and protocol, tested on the training subjects and on four other "
         "subjects.", {'*': ('lared',)}, {'smoke': 3, 'paper': None}),

@@ -419,7 +419,7 @@ def _step(self:Learner, events:bool=True):
 
 @patch
 def _one_batch(self:Learner):
-    "One training step with its events (`after_pred`, `after_loss`, `after_step`); captured and replayed with `cuda_graph`."
+    "One training step with its events (`after_pred`, `after_loss`, `after_step`); replayed with `cuda_graph`."
     if self.cuda_graph: self._graph_batch()
     else: self._step()
     self.step += 1
