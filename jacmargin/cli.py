@@ -92,8 +92,9 @@ EXPERIMENT_INFO = {
         {'*': ('cifar10',)}, {'smoke': 5, 'paper': None}),
     'zoo': _I(
         "Which measure predicts generalization: a grid of small MLPs and CNNs on MNIST trained to the same loss, every "
-        "generalization measure of the package ranked by Kendall tau and granulated Psi against the gap.",
-        {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'paper': None}),
+        "generalization measure of the package ranked by Kendall tau and granulated Psi against the gap (--scale cpu-v1: "
+        "the first CPU grid, whose ranking is committed).",
+        {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-v1': None, 'paper': None}),
     'zoo-fashion': _I(
         "The same zoo on Fashion-MNIST: a second environment, to ask whether a measure's ranking survives a change of "
         "data (Dziugaite et al. 2020); papers.zoo.robustness compares the two.",

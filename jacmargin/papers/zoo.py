@@ -19,14 +19,13 @@ from ..experiment import (ResultCache, run_grid, results_frame, pick_scale, writ
 from ..runs import Run, run, reg_spec
 
 # %% auto #0
-__all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'ZOO_FASHION_CPU',
+__all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_CPU_V1', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'ZOO_FASHION_CPU',
            'ZOO_FASHION_SMOKE', 'ZOO_FASHION_PAPER', 'Zoo', 'zoo_points', 'zoo_config', 'zoo_frame', 'ranked',
            'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline', 'convergence', 'zoo_fashion',
            'robustness']
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
-_WIDTH = {('mlp', 'narrow'): 64, ('mlp', 'wide'): 256, ('cnn', 'narrow'): 4, ('cnn', 'wide'): 16}
 
 @dataclass(frozen=True)
 class Zoo:
@@ -39,11 +38,14 @@ class Zoo:
     n_test: int = 0                  # 0: the whole official test set
     target_loss: float = 0.01        # stop once the training cross-entropy is below it (Jiang et al.)
     max_epochs: int = 200            # the cap (a run that hits it is kept, `reached=False`)
+    max_steps: int = 0               # > 0: the cap in optimizer steps instead (epochs = ⌈max_steps / batches per epoch⌉)
+    decay: float = 0.                # > 0: the learning rate drops 10× after this fraction of the cap (0: constant)
     n_margin: int = 50               # training points for the margin bounds, score and attack
     measure_kw: tuple = ()           # options of `compute_measures` (sharpness steps, PAC-Bayes draws, ...)
     defaults: tuple = ()             # ((field, value), ...): values of the fields that are not axes
     seeds: int = 1
     name: str = 'zoo'
+    widths: tuple = (('mlp', 64, 256), ('cnn', 4, 16))   # (family, narrow, wide): hidden units / channels
 
 def zoo_points(cfg:Zoo) -> list[dict]:
     "Every point of the grid (a dict axis → value), times the seeds."
@@ -52,19 +54,27 @@ def zoo_points(cfg:Zoo) -> list[dict]:
             for s in range(cfg.seeds)]
 
 # %% ../../nbs/24_zoo.ipynb #b44475ba
+def _lr_pairs(cfg:Zoo, lr:float, n_train:int, batch_size:int) -> tuple:
+    "The schedule: `lr` up to the cap, or `lr` then `lr`/10 after the fraction `decay` of it."
+    if not 0 <= cfg.decay < 1: raise UserInputError(f"decay={cfg.decay}: use a fraction in [0, 1) of the cap (0: none).")
+    cap = math.ceil(cfg.max_steps / math.ceil(n_train / batch_size)) if cfg.max_steps > 0 else cfg.max_epochs
+    k = round(cap * cfg.decay)
+    return ((lr, k), (lr / 10, cap - k)) if 0 < k < cap else ((lr, cap),)
+
 def zoo_config(cfg:Zoo, point:dict) -> Run:
     "The `Run` of one point of the zoo (axes missing from the point take the defaults of the table above)."
     p = {'family': 'mlp', 'depth': 'shallow', 'width': 'narrow', 'lr': 0.03, 'batch_size': cfg.batch_size,
          'weight_decay': 0., 'jr': 0., 'n_train': 500, 'label_noise': 0., 'seed': 0, **dict(cfg.defaults), **point}
-    if (p['family'], p['depth']) not in _ARCH or (p['family'], p['width']) not in _WIDTH:
+    widths = {(f, k): w for f, *ws in cfg.widths for k, w in zip(('narrow', 'wide'), ws)}
+    if (p['family'], p['depth']) not in _ARCH or (p['family'], p['width']) not in widths:
         raise UserInputError(f"family/depth/width {p['family']}/{p['depth']}/{p['width']}: use mlp or cnn, "
                              "shallow or deep, narrow or wide.")
-    d, w = _ARCH[(p['family'], p['depth'])], _WIDTH[(p['family'], p['width'])]
+    d, w = _ARCH[(p['family'], p['depth'])], widths[(p['family'], p['width'])]
     model, kw = (('mlp', (('widths', (w,) * d),)) if p['family'] == 'mlp' else
                  ('paper_cnn', (('channels', w), ('kernel_size', 3), ('n_layers', d), ('padding', 'valid'))))
     regs = (reg_spec('jr', p['jr'], method='one_hot'),) if p['jr'] else ()
     return Run(dataset=cfg.dataset, n_train=p['n_train'], n_test=cfg.n_test, label_noise=p['label_noise'],
-               model=model, model_kw=kw, regs=regs, lr_pairs=((p['lr'], cfg.max_epochs),),
+               model=model, model_kw=kw, regs=regs, lr_pairs=_lr_pairs(cfg, p['lr'], p['n_train'], p['batch_size']),
                batch_size=p['batch_size'], weight_decay=p['weight_decay'], target_loss=cfg.target_loss,
                stats=('accuracy', 'measures', 'margins'), n_stats=cfg.n_margin, measures=ZOO_MEASURES,
                measure_kw=cfg.measure_kw, seed=p['seed'])
@@ -188,7 +198,12 @@ def plot_scatter(df:pd.DataFrame, rank:pd.DataFrame, k:int=3):
 
 # %% ../../nbs/24_zoo.ipynb #f21b4222
 _SMOKE_MEASURE_KW = (('pac_max_samples', 20), ('pac_rtol', 0.5), ('pac_samples', 2), ('sharpness_steps', 2))
-ZOO_CPU = Zoo(measure_kw=(('pac_max_samples', 256), ('pac_rtol', 0.2)))   # PAC-Bayes SE ≤ 20 % of its target
+_CPU_KW = (('pac_max_samples', 256), ('pac_rtol', 0.2))   # PAC-Bayes KL read with an SE ≤ 20 % of its target
+ZOO_CPU = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
+                    ('lr', (0.01, 0.03)), ('batch_size', (64, 128)), ('weight_decay', (0., 5e-4)),
+                    ('jr', (0., 0.01, 0.03)), ('n_train', (500, 2000))),
+              widths=(('mlp', 64, 256), ('cnn', 8, 16)), max_steps=4000, decay=0.5, measure_kw=_CPU_KW)
+ZOO_CPU_V1 = Zoo(measure_kw=_CPU_KW)   # the first CPU grid (label noise, constant rate, 200 epochs): `results/zoo`
 ZOO_SMOKE = Zoo(axes=(('width', ('narrow', 'wide')), ('jr', (0., 1.))), n_test=500, max_epochs=3, n_margin=10,
                 measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),))
 ZOO_PAPER = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
@@ -199,7 +214,7 @@ ZOO_PAPER = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep'))
 def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
         progress:bool=True, root=None, n_boot:int=2000, available_only:bool=False) -> dict:
     "Train and measure the zoo (cached, resumable), rank the measures; write tables and figures to `out/cfg.name`."
-    cfg = pick_scale(cfg, scale, ZOO_PAPER, ZOO_SMOKE, ZOO_CPU)
+    cfg = pick_scale(cfg, scale, ZOO_PAPER, ZOO_SMOKE, ZOO_CPU, **{'cpu-v1': ZOO_CPU_V1})
     return _zoo(cfg, out, jobs, device, seeds, progress, root, n_boot, available_only)
 
 def _zoo(cfg:Zoo, out, jobs:int, device, seeds:int|None, progress:bool, root, n_boot:int, available_only:bool) -> dict:
