@@ -5,7 +5,7 @@
 # %% ../nbs/13_experiment.ipynb #f3e74625
 from __future__ import annotations
 import contextlib, contextvars, tempfile, dataclasses, hashlib, importlib.util, json, os, platform, shlex, shutil, sys
-import math, time, datetime, warnings
+import math, threading, time, datetime, warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
@@ -114,10 +114,21 @@ def _json_default(o):
 # %% ../nbs/13_experiment.ipynb #50a71f85
 _WORKER = {}
 
-def _init_worker(threads:int, counter=None):
-    "Worker set-up: `threads` CPU threads; worker k (in start order) makes cuda:(k mod #GPUs) its current device."
+def _exit_with_parent(parent:int, every:float=1.):
+    """A daemon thread that ends this worker once its parent `parent` is gone (killed or crashed): a run nobody can
+    store any more would otherwise go on to its end. (Where an orphan keeps its parent's pid, e.g. on Windows, it
+    never fires.)"""
+    def watch():
+        while os.getppid() == parent: time.sleep(every)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name='jacmargin-exit-with-parent').start()
+
+def _init_worker(threads:int, counter=None, parent:int|None=None):
+    """Worker set-up: `threads` CPU threads; worker k (in start order) makes cuda:(k mod #GPUs) its current device;
+    the worker ends when its parent process `parent` does."""
     torch.set_num_threads(threads)
     os.environ['OMP_NUM_THREADS'] = str(threads)
+    if parent is not None: _exit_with_parent(parent)
     if counter is None: return
     with counter.get_lock():
         _WORKER['slot'] = counter.value
@@ -173,7 +184,7 @@ def _run_local(fn, todo:list, cache:ResultCache, jobs:int, threads:int|None, bar
         return
     threads, ctx = threads or max(1, (os.cpu_count() or 1) // jobs), get_context('spawn')
     counter = ctx.Value('i', 0)                     # worker k runs on GPU k mod #GPUs: jobs share and spread over GPUs
-    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads, counter)) as ex:
+    with ProcessPoolExecutor(jobs, mp_context=ctx, initializer=_init_worker, initargs=(threads, counter, os.getpid())) as ex:
         futs = {ex.submit(_timed, fn, c): c for c in todo}
         for f in as_completed(futs):
             cache.put(futs[f], *f.result())
