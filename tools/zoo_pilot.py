@@ -6,7 +6,7 @@ accuracy, the test accuracy and the seconds it took. The hardest corners of a ca
 smallest learning rate, largest Jacobian factor, narrowest and deepest networks) tell, before hours of training,
 whether the grid lets its networks reach the criterion.
 
-    python bench/zoo_pilot.py --out nbs/results/zoo-pilot/pilot.csv --grid v1 --cnn-narrow 8 \
+    python tools/zoo_pilot.py --out nbs/results/zoo-pilot/pilot.csv --grid v1 --cnn-narrow 8 \
         cnn,deep,narrow,0.01,0.01,2000,64,0.1,0
 
 A point is `family,depth,width,lr,jr,n_train,batch_size,label_noise,weight_decay`. `--grid v1` starts from
