@@ -202,7 +202,7 @@ _CPU_KW = (('pac_max_samples', 256), ('pac_rtol', 0.2))   # PAC-Bayes KL read wi
 ZOO_CPU = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
                     ('lr', (0.01, 0.03)), ('batch_size', (64, 128)), ('weight_decay', (0., 5e-4)),
                     ('jr', (0., 0.01, 0.03)), ('n_train', (500, 2000))),
-              widths=(('mlp', 64, 256), ('cnn', 8, 16)), max_steps=4000, decay=0.5, measure_kw=_CPU_KW)
+              widths=(('mlp', 64, 256), ('cnn', 8, 16)), max_steps=12000, decay=0.75, measure_kw=_CPU_KW)
 ZOO_CPU_V1 = Zoo(measure_kw=_CPU_KW)   # the first CPU grid (label noise, constant rate, 200 epochs): `results/zoo`
 ZOO_SMOKE = Zoo(axes=(('width', ('narrow', 'wide')), ('jr', (0., 1.))), n_test=500, max_epochs=3, n_margin=10,
                 measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),))
