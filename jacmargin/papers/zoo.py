@@ -268,7 +268,8 @@ def _rank_table(rank:pd.DataFrame) -> pd.DataFrame:
 EXPERIMENTS = {'zoo': zoo}                             # + 'zoo-fashion' below
 
 # %% ../../nbs/24_zoo.ipynb #7a0e0002
-ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion')
+ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion',     # weight decay {0, 1e-4}: see above
+                          axes=tuple((a, (0., 1e-4) if a == 'weight_decay' else v) for a, v in ZOO_CPU.axes))
 ZOO_FASHION_SMOKE = replace(ZOO_SMOKE, dataset='fashion_mnist', name='zoo-fashion')
 ZOO_FASHION_PAPER = replace(ZOO_PAPER, dataset='fashion_mnist', name='zoo-fashion')
 
