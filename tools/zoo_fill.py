@@ -45,6 +45,8 @@ def main():
     p.add_argument('--cache', default='nbs/results/cache', help='the result cache folder')
     p.add_argument('--log', default='zoo_fill.jsonl', help='one JSON line per network (device, seconds, record file)')
     p.add_argument('--tar', default=None, help='also pack the records trained now into this .tgz')
+    p.add_argument('--from-end', action='store_true',
+                   help='take the networks from the end of the grid (beside a run that trains it from the start)')
     a = p.parse_args()
     if a.gpu_workers:
         import torch
@@ -53,7 +55,8 @@ def main():
     from jacmargin.experiment import ResultCache
     t0 = time.time()
     z, cache = {'zoo': ZOO_CPU, 'zoo-fashion': ZOO_FASHION_CPU}[a.name], ResultCache(a.cache)
-    todo = sorted((c for c in (zoo_config(z, pt) for pt in zoo_points(z)) if c not in cache), key=lambda c: c.model == 'mlp')
+    todo = [c for c in (zoo_config(z, pt) for pt in zoo_points(z)) if c not in cache]
+    todo = sorted(todo[::-1] if a.from_end else todo, key=lambda c: c.model == 'mlp')
     print(f'{a.name}: {len(todo)} networks missing from {a.cache}', flush=True)
     ctx = mp.get_context('spawn')
     q = ctx.Queue()
