@@ -21,8 +21,8 @@ from ..runs import Run, run, reg_spec
 # %% auto #0
 __all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_CPU_V1', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'ZOO_FASHION_CPU',
            'ZOO_FASHION_SMOKE', 'ZOO_FASHION_PAPER', 'Zoo', 'zoo_points', 'zoo_config', 'zoo_frame', 'ranked',
-           'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline', 'convergence', 'zoo_fashion',
-           'robustness']
+           'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline', 'convergence', 'stratified_tau',
+           'zoo_fashion', 'robustness']
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
@@ -266,6 +266,39 @@ def _rank_table(rank:pd.DataFrame) -> pd.DataFrame:
     return t
 
 EXPERIMENTS = {'zoo': zoo}                             # + 'zoo-fashion' below
+
+# %% ../../nbs/24_zoo.ipynb #7a0e0021
+def stratified_tau(df:pd.DataFrame,                 # `zoo_frame` rows (e.g. `headline(ranked(...))`)
+                   by:tuple=('family', 'n_train'),  # the axes whose every combination is a stratum
+                   measures:list|None=None,         # columns to rank (default: those of `SIGNS` present)
+                   n_boot:int=1000,                 # bootstrap resamples for the mean's interval (0: none)
+                   seed:int=0                       # seed of the resampling
+                  ) -> pd.DataFrame:
+    """τ of each measure (oriented by `SIGNS`: > 0 is good) against the gap within every stratum of `by`, their mean
+    (`mean`, 95 % interval `mean_lo`, `mean_hi`) and τ over all networks (`tau_all`); best mean first."""
+    measures = [m for m in (measures or SIGNS) if m in df and df[m].notna().all()]
+    if missing := [c for c in [*by, 'gap'] if c not in df]:
+        raise UserInputError(f"columns {missing} are not in the table: pass `zoo_frame` rows.")
+    if not measures: raise UserInputError("no measure column without missing values to rank.")
+    df = df.reset_index(drop=True)
+    sizes = df.groupby(list(by)).size()
+    if (sizes < 2).any():
+        raise UserInputError(f"strata {sizes[sizes < 2].index.tolist()} of {list(by)} hold one network: "
+                             "τ needs two; stratify by fewer axes.")
+    names = ['/'.join(map(str, k if isinstance(k, tuple) else (k,))) for k in sizes.index]
+    rng = np.random.default_rng(seed)
+    draws = [np.bincount(rng.integers(0, len(df), len(df)), minlength=len(df)) for _ in range(n_boot)]
+    counts = np.stack([np.ones(len(df), dtype=int), *draws], 1).astype(float)   # column 0 = the data
+    M = np.stack([SIGNS.get(m, 1) * df[m].to_numpy(float) for m in measures], 1)
+    g = df.gap.to_numpy(float)
+    taus = _boot_taus(M, g, counts, _pairs(df, list(by)))                        # (K, strata, 1 + B)
+    with np.errstate(all='ignore'): mean = np.nanmean(taus, 1)                   # (K, 1 + B)
+    every = _boot_taus(M, g, counts[:, :1], _pairs(df, []))[:, 0, 0]
+    out = pd.DataFrame({'measure': measures, 'label': [LABELS.get(m, m) for m in measures],
+                        **{f'tau_{s}': taus[:, k, 0] for k, s in enumerate(names)}, 'mean': mean[:, 0],
+                        'mean_lo': np.nanpercentile(mean[:, 1:], 2.5, 1) if n_boot else np.nan,
+                        'mean_hi': np.nanpercentile(mean[:, 1:], 97.5, 1) if n_boot else np.nan, 'tau_all': every})
+    return out.sort_values('mean', ascending=False, ignore_index=True)
 
 # %% ../../nbs/24_zoo.ipynb #7a0e0002
 ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion',     # weight decay {0, 1e-4}: see above
