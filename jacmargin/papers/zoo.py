@@ -180,7 +180,7 @@ def plot_ranking(rank:pd.DataFrame, title:str='Which measure predicts the genera
     return fig
 
 def plot_scatter(df:pd.DataFrame, rank:pd.DataFrame, k:int=3):
-    "The gap against the `k` measures of highest τ (log scale where positive), coloured by their top-ψ axis."
+    "The gap against the `k` measures of highest τ (log where positive over ≥ a decade), by top-ψ axis."
     top = rank.head(k)
     fig, axs = plt.subplots(1, k, figsize=(4 * k, 3.3), squeeze=False)
     for ax, (_, r) in zip(axs[0], top.iterrows()):
@@ -188,7 +188,8 @@ def plot_scatter(df:pd.DataFrame, rank:pd.DataFrame, k:int=3):
         by = max(psis, key=psis.get) if psis else None
         for v, g in (df.groupby(by) if by else [(None, df)]):
             ax.scatter(g[r.measure], g.gap, s=8, alpha=0.7, label=f'{by}={v}' if by else None)
-        if (df[r.measure] > 0).all(): ax.set_xscale('log')
+        x = df[r.measure]
+        if (x > 0).all() and x.max() >= 10 * x.min(): ax.set_xscale('log')
         ax.set_xlabel(r.label)
         ax.set_ylabel('gap: train − test accuracy [%]')
         ax.set_title(f"τ = {r.tau:.2f}, Ψ = {r.Psi:.2f}", fontsize=9)
