@@ -96,7 +96,8 @@ EXPERIMENT_INFO = {
         "the first CPU grid, whose ranking is committed).",
         {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-v1': None, 'paper': None}),
     'zoo-fashion': _I(
-        "The same zoo on Fashion-MNIST: a second environment, to ask whether a measure's ranking survives a change of "
+        "The zoo on Fashion-MNIST (--scale cpu: weight decay, Jacobian factor and training-set size rescaled so the "
+        "networks fit): a second environment, to ask whether a measure's ranking survives a change of "
         "data (Dziugaite et al. 2020); papers.zoo.robustness compares the two.",
         {'*': ('fashion_mnist',)}, {'smoke': 30, 'cpu': None, 'paper': None}),
 }

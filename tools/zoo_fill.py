@@ -47,6 +47,8 @@ def main():
     p.add_argument('--tar', default=None, help='also pack the records trained now into this .tgz')
     p.add_argument('--from-end', action='store_true',
                    help='take the networks from the end of the grid (beside a run that trains it from the start)')
+    p.add_argument('--mlp-first', action='store_true',
+                   help='the MLPs before the CNNs (CPU workers only: the MLP half of the zoo is complete soonest)')
     a = p.parse_args()
     if a.gpu_workers:
         import torch
@@ -56,7 +58,7 @@ def main():
     t0 = time.time()
     z, cache = {'zoo': ZOO_CPU, 'zoo-fashion': ZOO_FASHION_CPU}[a.name], ResultCache(a.cache)
     todo = [c for c in (zoo_config(z, pt) for pt in zoo_points(z)) if c not in cache]
-    todo = sorted(todo[::-1] if a.from_end else todo, key=lambda c: c.model == 'mlp')
+    todo = sorted(todo[::-1] if a.from_end else todo, key=lambda c: (c.model == 'mlp') != a.mlp_first)
     print(f'{a.name}: {len(todo)} networks missing from {a.cache}', flush=True)
     ctx = mp.get_context('spawn')
     q = ctx.Queue()

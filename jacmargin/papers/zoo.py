@@ -270,7 +270,7 @@ EXPERIMENTS = {'zoo': zoo}                             # + 'zoo-fashion' below
 
 # %% ../../nbs/24_zoo.ipynb #7a0e0021
 def stratified_tau(df:pd.DataFrame,                 # `zoo_frame` rows (e.g. `headline(ranked(...))`)
-                   by:tuple=('family', 'n_train'),  # the axes whose every combination is a stratum
+                   by:tuple=('family', 'n_train'),  # the axes whose every combination is a stratum (() : one)
                    measures:list|None=None,         # columns to rank (default: those of `SIGNS` present)
                    n_boot:int=1000,                 # bootstrap resamples for the mean's interval (0: none)
                    seed:int=0                       # seed of the resampling
@@ -282,7 +282,7 @@ def stratified_tau(df:pd.DataFrame,                 # `zoo_frame` rows (e.g. `he
         raise UserInputError(f"columns {missing} are not in the table: pass `zoo_frame` rows.")
     if not measures: raise UserInputError("no measure column without missing values to rank.")
     df = df.reset_index(drop=True)
-    sizes = df.groupby(list(by)).size()
+    sizes = df.groupby(list(by)).size() if by else pd.Series({'all': len(df)})   # no axes: one stratum
     if (sizes < 2).any():
         raise UserInputError(f"strata {sizes[sizes < 2].index.tolist()} of {list(by)} hold one network: "
                              "τ needs two; stratify by fewer axes.")
@@ -302,52 +302,61 @@ def stratified_tau(df:pd.DataFrame,                 # `zoo_frame` rows (e.g. `he
     return out.sort_values('mean', ascending=False, ignore_index=True)
 
 # %% ../../nbs/24_zoo.ipynb #7a0e0002
-ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion',     # weight decay {0, 1e-4}: see above
-                          axes=tuple((a, (0., 1e-4) if a == 'weight_decay' else v) for a, v in ZOO_CPU.axes))
+_FASHION_AXES = {'weight_decay': (0., 1e-4), 'jr': (0., 0.001, 0.003), 'n_train': (500, 1000)}   # why: see above
+ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion',
+                          axes=tuple((a, _FASHION_AXES.get(a, v)) for a, v in ZOO_CPU.axes))
 ZOO_FASHION_SMOKE = replace(ZOO_SMOKE, dataset='fashion_mnist', name='zoo-fashion')
 ZOO_FASHION_PAPER = replace(ZOO_PAPER, dataset='fashion_mnist', name='zoo-fashion')
 
 def zoo_fashion(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
                 progress:bool=True, root=None, n_boot:int=2000, available_only:bool=False) -> dict:
-    "The zoo on Fashion-MNIST (the same grid, the same measures), written to `out/zoo-fashion`."
+    "The zoo on Fashion-MNIST (the same measures; at scale cpu three axes rescaled), written to `out/zoo-fashion`."
     cfg = pick_scale(cfg, scale, ZOO_FASHION_PAPER, ZOO_FASHION_SMOKE, ZOO_FASHION_CPU)
     return _zoo(cfg, out, jobs, device, seeds, progress, root, n_boot, available_only)
 
 def robustness(out='results',                        # the results folder holding each zoo's folder
-               names:tuple=('zoo', 'zoo-fashion')    # the zoos (environments) to compare
+               names:tuple=('zoo', 'zoo-fashion'),   # the zoos (environments) to compare
+               by:tuple=('family', 'n_train')        # strata of the within-strata τ (axes a zoo lacks: left out)
               ) -> dict:
     """Each measure's headline τ on every zoo and the worse of them (Dziugaite et al. 2020), best worst case
-    first; written to `out/zoo-robustness` (table and a figure)."""
-    tabs = {}
+    first, and the same for its mean τ within the strata `by` of each zoo's headline networks; written to
+    `out/zoo-robustness` (table and a figure)."""
+    tabs, frames = {}, {}
     for n in names:
-        p = Path(out) / n / 'table.csv'
-        if not p.exists():
-            raise UserInputError(f"{p} does not exist: rank that zoo first (`jacmargin run {n} --scale cpu --out "
-                                 f"{out}`; --executor cache rebuilds it from cached networks without training).")
-        tabs[n] = pd.read_csv(p)
+        p, z = Path(out) / n / 'table.csv', Path(out) / n / 'zoo.csv'
+        if not (p.exists() and z.exists()):
+            raise UserInputError(f"{p.parent}/table.csv or zoo.csv does not exist: rank that zoo first (`jacmargin run "
+                                 f"{n} --scale cpu --out {out}`; --executor cache rebuilds it from cached networks).")
+        tabs[n], frames[n] = pd.read_csv(p), headline(ranked(pd.read_csv(z)))
     tau = lambda t: t.set_index('measure').tau.map(lambda s: float(str(s).split(' ')[0]))
-    df = pd.concat({f'tau_{n}': tau(t) for n, t in tabs.items()}, axis=1, join='inner')
+    strata = lambda f: stratified_tau(f, tuple(a for a in by if a in f), n_boot=0).set_index('measure')['mean']
+    df = pd.concat({**{f'tau_{n}': tau(t) for n, t in tabs.items()},
+                    **{f'strata_{n}': strata(f) for n, f in frames.items()}}, axis=1, join='inner')
     labels = tabs[names[0]].set_index('measure').label
-    df['worst'] = df.min(axis=1)
-    df['worst_on'] = df[[f'tau_{n}' for n in names]].idxmin(axis=1).str[4:]
+    for k in ('tau', 'strata'):
+        cols = [f'{k}_{n}' for n in names]
+        df[f'{k}_worst' if k == 'strata' else 'worst'] = df[cols].min(axis=1)
+        df[f'{k}_worst_on' if k == 'strata' else 'worst_on'] = df[cols].idxmin(axis=1).str[len(k) + 1:]
     df = df.sort_values('worst', ascending=False).reset_index()
     df.insert(1, 'label', df.measure.map(labels))
-    fig, ax = plt.subplots(figsize=(6, 0.28 * len(df) + 1))
+    fig, axs = plt.subplots(1, 2, figsize=(10, 0.28 * len(df) + 1.2), sharey=True)
     y = np.arange(len(df))[::-1]
-    for n, mk in zip(names, 'os^v'):
-        ax.plot(df[f'tau_{n}'], y, mk, label=n)
-    ax.hlines(y, df[[f'tau_{n}' for n in names]].min(1), df[[f'tau_{n}' for n in names]].max(1), color='0.6', lw=1)
-    ax.axvline(0, color='k', lw=0.6)
-    ax.set_yticks(y, df.label, fontsize=7)
-    ax.set_xlabel('τ against the generalization gap (headline ranking)')
-    ax.set_title('Robustness across environments: best worst case on top', fontsize=9)
-    ax.legend(fontsize=7)
+    for ax, k, what in zip(axs, ('tau', 'strata'), ('over the headline networks', f"mean within {' × '.join(by)}")):
+        cols = [f'{k}_{n}' for n in names]
+        for c, n, mk in zip(cols, names, 'os^v'): ax.plot(df[c], y, mk, label=n)
+        ax.hlines(y, df[cols].min(1), df[cols].max(1), color='0.6', lw=1)
+        ax.axvline(0, color='k', lw=0.6)
+        ax.set_xlabel(f'τ against the gap, {what}', fontsize=8)
+        ax.legend(fontsize=7)
+    axs[0].set_yticks(y, df.label, fontsize=7)
+    fig.suptitle('Robustness across environments: best worst case (whole zoo) on top', fontsize=9)
     fig.tight_layout()
     d, df = Path(out) / 'zoo-robustness', df.round(3)
     d.mkdir(parents=True, exist_ok=True)
     save_csv(df, d / 'table.csv')
-    (d / 'table.md').write_text(markdown_table(df) + f"\n\nFrom the headline rankings (`table.csv`) of "
-                                f"{', '.join(f'`{n}`' for n in names)}.\n")
+    note = (f"τ (`tau_*`, `worst`): the headline rankings (`table.csv`) of {', '.join(f'`{n}`' for n in names)}; "
+            f"`strata_*`: the mean τ within the {' × '.join(by)} strata of the same networks (`stratified_tau`).")
+    (d / 'table.md').write_text(markdown_table(df) + f"\n\n{note}\n")
     return {'dir': d, 'table': df, 'figures': save_figure(fig, d / 'zoo-robustness')}
 
 EXPERIMENTS['zoo-fashion'] = zoo_fashion
