@@ -104,7 +104,7 @@ def zoo_frame(records:list, points:list) -> pd.DataFrame:
 def ranked(df:pd.DataFrame) -> pd.DataFrame:
     "The networks a ranking uses: trained without diverging, every measure defined."
     cols = [m for m in SIGNS if m in df]
-    return df[~df.diverged & df.gap.notna() & df[cols].notna().all(1)].reset_index(drop=True)
+    return df[~df.diverged & df.gap.notna() & df[cols].notna().all(axis=1)].reset_index(drop=True)
 
 def _pairs(df:pd.DataFrame, others:list) -> tuple:
     "(i, j, group) of the row pairs i < j that agree on the columns `others` (all pairs when `others` is empty)."
@@ -344,7 +344,7 @@ def robustness(out='results',                        # the results folder holdin
     for ax, k, what in zip(axs, ('tau', 'strata'), ('over the headline networks', f"mean within {' × '.join(by)}")):
         cols = [f'{k}_{n}' for n in names]
         for c, n, mk in zip(cols, names, 'os^v'): ax.plot(df[c], y, mk, label=n)
-        ax.hlines(y, df[cols].min(1), df[cols].max(1), color='0.6', lw=1)
+        ax.hlines(y, df[cols].min(axis=1), df[cols].max(axis=1), color='0.6', lw=1)
         ax.axvline(0, color='k', lw=0.6)
         ax.set_xlabel(f'τ against the gap, {what}', fontsize=8)
         ax.legend(fontsize=7)
