@@ -127,12 +127,13 @@ def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, 
 
 # %% ../nbs/02_operators.ipynb #ae7d82bb
 _ROUND = 1e-9   # relative slack of a certified float64 norm, far above its rounding (LAPACK, FFT, Ritz: ~1e-12)
+_DENSE_MAX = 2 ** 25   # matrix entries (256 MiB in float64) up to which a stalled certified norm is taken exactly
 
 def _certified(mv, v:Tensor, ok:bool, what:str, n_iter:int) -> float:
     "sqrt(θ + ‖Bv − θv‖)(1 + _ROUND), θ = vᵀBv, for the unit Ritz vector v of B = AᵀA: the Ritz bracket, rounded up."
-    if not ok: raise UnsupportedModelError(f"operator_norm: the iteration on {what} did not converge in "
-                                           f"n_iter={n_iter} products, so there is no certified upper estimate; "
-                                           "raise n_iter.")
+    if not ok: raise UnsupportedModelError(f"operator_norm: neither Lanczos nor the power iteration on {what} converged "
+                                           f"in n_iter={n_iter} products and its matrix is too large to take exactly, "
+                                           "so there is no certified upper estimate; raise n_iter.")
     v = v / v.norm()
     w = mv(v)
     theta = (w * v).sum().item()
@@ -159,9 +160,15 @@ def operator_norm(layer:nn.Module,       # an nn.Linear or nn.Conv1d/2d/3d
     v = torch.randn(1, *shape, generator=torch.Generator().manual_seed(seed),
                     dtype=w.dtype).to(w.device)                                # (1, *input_shape)
     mv = lambda v: _adjoint(layer, _apply(layer, v, w), shape, w)              # A^T A v
+    top = lambda meth: (_lanczos_top if meth == 'lanczos' else _power_top)(mv, v, n_iter, tol)
     with torch.no_grad():
-        theta, v, ok = (_lanczos_top if method == 'lanczos' else _power_top)(mv, v, n_iter, tol)
-        if upper: return _certified(mv, v, ok, type(layer).__name__, n_iter)
+        theta, u, ok = top(method)
+        if upper:
+            if not ok: theta, u, ok = top('power' if method == 'lanczos' else 'lanczos')   # a near-double top value
+            if not ok and _apply(layer, v, w).numel() * v.numel() <= _DENSE_MAX:         # can stall one, not both
+                A = dense_operator(layer, shape, torch.float64)                          # else: exact (LAPACK)
+                return torch.linalg.matrix_norm(A, ord=2).item() * (1 + _ROUND)
+            return _certified(mv, u, ok, type(layer).__name__, n_iter)
     if not ok: warnings.warn(f"operator_norm: residual above tol={tol} after n_iter={n_iter} products; raise n_iter.")
     return math.sqrt(max(theta, 0.))
 
