@@ -131,9 +131,9 @@ _DENSE_MAX = 2 ** 25   # matrix entries (256 MiB in float64) up to which a stall
 
 def _certified(mv, v:Tensor, ok:bool, what:str, n_iter:int) -> float:
     "sqrt(θ + ‖Bv − θv‖)(1 + _ROUND), θ = vᵀBv, for the unit Ritz vector v of B = AᵀA: the Ritz bracket, rounded up."
-    if not ok: raise UnsupportedModelError(f"operator_norm: neither Lanczos nor the power iteration on {what} converged "
-                                           f"in n_iter={n_iter} products and its matrix is too large to take exactly, "
-                                           "so there is no certified upper estimate; raise n_iter.")
+    if not ok: raise UnsupportedModelError(f"operator_norm: neither Lanczos nor the power iteration on {what} "
+                                           f"converged in n_iter={n_iter} products and its matrix is too large to take "
+                                           "exactly, so there is no certified upper estimate; raise n_iter.")
     v = v / v.norm()
     w = mv(v)
     theta = (w * v).sum().item()
