@@ -3,6 +3,8 @@
 
     python tools/build_docs.py            # clean build into _docs/, then open _docs/index.html
     python tools/build_docs.py --serve    # the same, then serve _docs/ at http://127.0.0.1:8000 for preview
+    python tools/build_docs.py --readme   # write README.md from nbs/index.ipynb (settings.ini `readme_nb`) only
+    python tools/build_docs.py --check-readme   # exit 1 when README.md differs from what the notebook gives (CI)
 
 Needs the `docs` extra: `pip install -e ".[dev,docs]"`. Where Quarto is installed, `nbdev_docs` builds the
 Quarto site from the same notebooks instead.
@@ -17,6 +19,10 @@ Quarto site from the same notebooks instead.
 3. MkDocs with Material (`font: false`: no Google Fonts) and mkdocs-jupyter renders them into `_docs/`;
    navigation from `nbs/sidebar.yml`; MathJax 2 (HTML-CSS output, STIX-Web fonts) is copied from the
    `jupyter-server-mathjax` package, so the pages load nothing from the network.
+
+README.md is the index notebook through the same route (what `nbdev_readme` does with Quarto): nbdev's processing of
+`nbs/index.ipynb`, the cell options of step 2, then nbconvert's Markdown export; links into `nbs/` are rewritten to
+work from the repository root and links to the docs site become plain text.
 """
 from __future__ import annotations
 import argparse, fnmatch, functools, http.server, json, os, re, shutil, subprocess, sys, tempfile, time
@@ -37,8 +43,8 @@ EXTRA_CSS = """\
 .jupyter-wrapper .jp-RenderedMarkdown a[target="_blank"] { font-size: smaller; }
 .jupyter-wrapper .jp-RenderedMarkdown h3 { margin-top: 0.4em; }
 .md-typeset .jupyter-wrapper blockquote { color: var(--md-default-fg-color--light); }
-/* code blocks in markdown cells (the README's quick start) wrap instead of being cut at the page's edge */
-.jupyter-wrapper .jp-RenderedMarkdown .highlight pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+/* code blocks in markdown cells keep their lines (a wrapped comment reads as code); a long one scrolls */
+.jupyter-wrapper .jp-RenderedMarkdown .highlight pre { white-space: pre; overflow-x: auto; }
 """
 
 
@@ -289,6 +295,79 @@ def build(force: bool = True, n_workers: int = 2, verbose: bool = False) -> Path
     return site
 
 
+_PROC_ONE = """import sys
+from pathlib import Path
+import nbdev.serve_drv
+from nbdev.processors import FilterDefaults
+nbdev.serve_drv.main((Path(sys.argv[1]), Path(sys.argv[2]), FilterDefaults))
+"""
+
+
+def process_one(src: Path, dst: Path) -> dict:
+    "nbdev's processing of one notebook (what `nbdev_proc_nbs` runs per file, in a process of its own) into `dst`."
+    cfg = _cfg()
+    r = subprocess.run([sys.executable, '-c', _PROC_ONE, str(src), str(dst)], cwd=cfg.config_path,
+                       capture_output=True, text=True)
+    if r.returncode: raise SystemExit(f'docs: processing {src} failed:\n{r.stdout[-2000:]}{r.stderr[-2000:]}')
+    return json.loads(dst.read_text(encoding='utf-8'))
+
+
+def readme_link_fixer(site_url: str, nbs: str = 'nbs'):
+    "Links as README.md needs them: relative ones point into `nbs/`, links to the docs site become their text."
+    site = re.compile(r'\[([^\]\n]*)\]\(' + re.escape(site_url.rstrip('/')) + r'[^)\s]*\)')
+    rel = re.compile(r'(\]\(|src="|href=")(?![a-z][\w+.-]*:|/|#)([^)\s"]+)')
+
+    def fix(text: str) -> str:
+        text = _re_attr_link.sub(_attr_link, text)
+        text = site.sub(r'\1', text)
+        return rel.sub(lambda m: m.group(1) + f'{nbs}/' + m.group(2), text)
+    return fix
+
+
+def readme_text() -> str:
+    "README.md as `nbs/<readme_nb>` gives it: processed by nbdev, cell options applied, exported to Markdown."
+    import nbformat
+    from nbconvert import MarkdownExporter
+    from traitlets.config import Config
+    cfg = _cfg()
+    src = cfg.nbs_path / cfg.get('readme_nb', 'index.ipynb')
+    with tempfile.TemporaryDirectory() as d: nb = process_one(src, Path(d) / src.name)
+    site_url = cfg.doc_host.rstrip('/') + '/' + cfg.doc_baseurl.strip('/')
+    nb = translate(nb, readme_link_fixer(site_url, cfg.nbs_path.relative_to(cfg.config_path).as_posix()))
+    c = Config()
+    c.TagRemovePreprocessor.enabled = True
+    c.TagRemovePreprocessor.remove_input_tags = {HIDE_INPUT_TAG}
+    for i, cell in enumerate(nb['cells']): cell.setdefault('id', f'readme-{i}')
+    body, res = MarkdownExporter(config=c).from_notebook_node(nbformat.reads(json.dumps(nb), as_version=4))
+    if res.get('outputs'):
+        raise SystemExit(f'docs: {src.name} has outputs that Markdown cannot hold ({", ".join(res["outputs"])}): '
+                         'show figures with a Markdown image link to the committed file instead')
+    body = '\n'.join(l.rstrip() for l in body.splitlines())
+    return re.sub(r'\n{3,}', '\n\n', body).strip() + '\n'
+
+
+def write_readme(check: bool = False) -> int:
+    "Write README.md from the index notebook; with `check`, only compare and return 1 when they differ."
+    cfg = _cfg()
+    path, text = cfg.config_path / 'README.md', readme_text()
+    old = path.read_text(encoding='utf-8') if path.exists() else ''
+    if not check:
+        path.write_text(text, encoding='utf-8')
+        src = cfg.get("readme_nb", "index.ipynb")
+        print(f'docs: wrote {path.name} from nbs/{src}' + (' (unchanged)' if old == text else ''))
+        return 0
+    if old == text:
+        print(f'docs: README.md is what nbs/{cfg.get("readme_nb", "index.ipynb")} gives')
+        return 0
+    import difflib
+    diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(), 'README.md', 'from nbs/index.ipynb',
+                                     lineterm='', n=1))
+    print('\n'.join(diff[:60]) + ('\n...' if len(diff) > 60 else ''))
+    print('docs: README.md differs from what nbs/index.ipynb gives: edit the notebook, then run '
+          'python tools/build_docs.py --readme and commit both')
+    return 1
+
+
 def serve(site: Path, port: int):
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
     with http.server.ThreadingHTTPServer(('127.0.0.1', port), handler) as httpd:
@@ -304,8 +383,11 @@ def main(argv=None):
     ap.add_argument('--incremental', action='store_true', help='re-process only notebooks changed since the last build')
     ap.add_argument('--workers', type=int, default=2, help='notebook processing workers')
     ap.add_argument('-v', '--verbose', action='store_true', help="show MkDocs' log")
+    ap.add_argument('--readme', action='store_true', help='only write README.md from the index notebook')
+    ap.add_argument('--check-readme', action='store_true', help='only check README.md against the index notebook')
     a = ap.parse_args(argv)
     os.chdir(_cfg().config_path)
+    if a.readme or a.check_readme: sys.exit(write_readme(check=a.check_readme))
     site = build(force=not a.incremental, n_workers=a.workers, verbose=a.verbose)
     if a.serve: serve(site, a.port)
 

@@ -4,12 +4,18 @@
     python tools/check_docs.py                     # all checks
     python tools/check_docs.py --no-browser        # without headless Chromium (pages, links, figures only)
     python tools/check_docs.py --screenshot nbs/images/docs_jacobian.png --page jacobian.html
+    python tools/check_docs.py --self-test         # mutation test: broken tables and changed results must fail
 
 Checks:
 - pages: one page per notebook, each in the navigation, none with an empty body;
 - links: every relative link and anchor resolves (file exists, `#id` exists on the target page), no link
   left to the published site, nothing loaded from the network (script, stylesheet, image, font);
 - figures: every `<img>` file exists;
+- rendering: no Markdown left unrendered in what a reader sees — a table rule (`| --- |`) or `**bold**` in the
+  rendered prose or in a cell's text output (a table printed instead of displayed) fails; code is not looked at;
+- results: every result cell (`tools/result_outputs.py`: a cell that reads committed files under nbs/results) is
+  re-run; its output must equal the one the page was built from, and every value of the tables it shows must be on
+  the page;
 - equations (headless Chromium, Debian package `chromium`): each page is loaded over a loopback HTTP server,
   MathJax runs, and the page's DOM has no MathJax error, no formula left as TeX source, every formula typeset
   with MathJax's STIX-Web fonts.
@@ -23,6 +29,7 @@ from urllib.parse import urlsplit, unquote
 
 sys.path.insert(0, str(Path(__file__).parent))
 import build_docs  # noqa: E402
+import result_outputs  # noqa: E402
 
 SKIP_PAGES = {'404.html'}   # Material's 404 page links by absolute site URL
 
@@ -118,6 +125,171 @@ def check_links(site: Path, site_url: str, page_src: dict[str, str]) -> tuple[li
             errs.append(f'network: {css.relative_to(site)} loads a font or image from the network')
     print(f'links: {n_links} internal links on {len(pages) - len(SKIP_PAGES)} pages; figures: {n_imgs} images')
     return errs, n_links, n_imgs
+
+
+# what a reader must never see: a pipe-table rule or bold markers that no renderer turned into a table / <strong>
+_re_table_rule = re.compile(r'\|\s*:?-{3,}:?\s*\|')
+_re_bold = re.compile(r'\*\*[^*\s][^*\n]*?\*\*')
+_VOID = {'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track', 'wbr'}
+
+
+class _Text(html.parser.HTMLParser):
+    "The text a reader sees on a notebook page, split into rendered prose and cell outputs; code cells' inputs skipped."
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, str]] = []     # (tag, role): role in '', 'input', 'code', 'prose', 'output'
+        self.prose, self.output = [], []
+
+    def _role(self) -> str:
+        roles = [r for _, r in self.stack if r]
+        if 'input' in roles or 'code' in roles: return 'skip'
+        return next((r for r in reversed(roles) if r in ('prose', 'output')), '')
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _VOID: return
+        cls = dict(attrs).get('class') or ''
+        role = ''
+        if 'jp-InputArea' in cls or 'jp-InputPrompt' in cls or 'jp-OutputPrompt' in cls: role = 'input'
+        elif tag in ('script', 'style', 'code', 'textarea', 'nav', 'header', 'footer'): role = 'code'
+        elif 'jp-RenderedMarkdown' in cls: role = 'prose'
+        elif 'jp-OutputArea-output' in cls or 'jp-RenderedText' in cls: role = 'output'
+        elif tag == 'pre' and self._role() == 'prose': role = 'code'       # a code block in Markdown
+        self.stack.append((tag, role))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag: del self.stack[i:]; return
+
+    def handle_data(self, data):
+        r = self._role()
+        if r == 'prose': self.prose.append(data)
+        elif r == 'output': self.output.append(data)
+
+
+def rendering_errors(text: str, where: str) -> list[str]:
+    "Literal table rules and bold markers in the rendered prose and the outputs of one page's HTML."
+    t = _Text()
+    t.feed(text)
+    errs = []
+    for kind, parts in (('text', t.prose), ('a cell output', t.output)):
+        body = ''.join(parts)
+        for rx, what in ((_re_table_rule, 'a Markdown table left as text'), (_re_bold, 'Markdown bold left as text')):
+            hits = rx.findall(body)
+            if hits:
+                m = rx.search(body)
+                ctx = ' '.join(body[max(0, m.start() - 40):m.end() + 40].split())
+                errs.append(f'rendering: {where}: {what} in {kind} ({len(hits)}x), e.g. "{ctx[:110]}"')
+    return errs
+
+
+def check_rendering(site: Path, page_src: dict[str, str]) -> list[str]:
+    "Every notebook page: nothing left as raw Markdown where the reader sees rendered text."
+    errs, n = [], 0
+    for p in sorted(site.rglob('*.html')):
+        text = p.read_text(encoding='utf-8', errors='replace')
+        if p.name in SKIP_PAGES or 'jupyter-wrapper' not in text: continue
+        rel = p.relative_to(site).as_posix()
+        n += 1
+        errs += rendering_errors(text, f'{rel} (nbs/{page_src[rel]})' if rel in page_src else rel)
+    print(f'rendering: {n} notebook pages checked for unrendered tables and Markdown')
+    return errs
+
+
+def _table_values(outputs: list) -> list[str]:
+    "The cell values of the Markdown tables a result cell shows (as displayed Markdown or printed text)."
+    vals = []
+    for kind, v in result_outputs._norm(outputs):
+        if kind not in ('text', 'text/markdown'): continue
+        for line in v.splitlines():
+            if line.strip().startswith('|') and not _re_table_rule.search(line):
+                vals += [c.strip() for c in line.strip().strip('|').split('|') if c.strip()]
+    return vals
+
+
+def result_errors(nb: dict, page_text: str | None, where: str, module: str | None = None) -> tuple[list[str], int]:
+    "Re-run the result cells of processed notebook `nb` (of `module`): the page shows what the committed files give."
+    errs, cells = [], result_outputs.result_cells(nb)
+    shown = None if page_text is None else {' '.join(unescape(re.sub(r'<[^>]+>', ' ', c)).split())
+                                            for c in re.findall(r'<t[dh]\b[^>]*>(.*?)</t[dh]>', page_text, re.S)}
+    for c in cells:
+        fresh = result_outputs.run_cell(''.join(c['source']), module)
+        head = ''.join(c['source']).replace('#| echo: false', '').strip().splitlines()[0][:60]
+        if result_outputs._norm(fresh) != result_outputs._norm(c.get('outputs', [])):
+            errs.append(f'results: {where}: the page shows an output that differs from the committed results '
+                        f'(cell "{head}"): python tools/result_outputs.py --write, then rebuild')
+        elif shown is not None:
+            missing = [v for v in _table_values(fresh) if ' '.join(v.split()) not in shown]
+            if missing:
+                errs.append(f'results: {where}: {len(missing)} values of the committed table are not on the page '
+                            f'(cell "{head}"), e.g. {missing[:3]}')
+    return errs, len(cells)
+
+
+def check_results(site: Path, proc: Path) -> list[str]:
+    "Every page built from a notebook with result cells shows the committed results."
+    errs, n = [], 0
+    for rel, page in expected_pages(proc).items():
+        nb = json.loads((proc / rel).read_text(encoding='utf-8'))
+        src = build_docs._cfg().nbs_path / rel                   # the processed copy has lost its `#| default_exp`
+        module = result_outputs.module_of(json.loads(src.read_text(encoding='utf-8'))) if src.exists() else None
+        f = site / page
+        e, k = result_errors(nb, f.read_text(encoding='utf-8') if f.exists() else None, f'{page} (nbs/{rel})', module)
+        errs += e; n += k
+    print(f'results: {n} result cells re-run against their pages')
+    return errs
+
+
+def self_test(site: Path | None = None) -> int:
+    "Mutation test: the checks pass on good pages and fail on a broken table, raw Markdown and a changed result."
+    ok_table = ('<div class="jp-RenderedMarkdown"><p>Text with <strong>bold</strong> and a table:</p><table><tr>'
+                '<th>n</th><th>acc</th></tr><tr><td>1000</td><td>94.51 ± 0.51</td></tr></table></div>'
+                '<div class="jp-InputArea"><pre>print("| n | acc |\n| --- | --- |")  # **code**</pre></div>')
+    cases = {   # name: (html, must fail)
+        'a rendered table, code that prints one': (ok_table, False),
+        'a table rendered as one paragraph (pipes in the prose)':
+            ('<div class="jp-RenderedMarkdown"><p>| n | acc | |---|---| | 1000 | 94.51 |</p></div>', True),
+        'a table printed into a text output':
+            ('<div class="jp-OutputArea-output"><pre>| n | acc |\n| --- | --- |\n| 1000 | 94.51 |</pre></div>', True),
+        'bold left as text in an output':
+            ('<div class="jp-RenderedText"><pre>**Provenance.** Written</pre></div>', True),
+        'bold left as text in prose': ('<div class="jp-RenderedMarkdown"><p>**Table II** shows</p></div>', True),
+    }
+    bad = []
+    for name, (page, must_fail) in cases.items():
+        if bool(rendering_errors(page, name)) != must_fail:
+            bad.append(f'rendering check {"passed" if must_fail else "failed"}: {name}')
+    # results: a result cell of the index notebook with its committed output passes; one changed value fails
+    nb = json.loads((build_docs._cfg().nbs_path / 'index.ipynb').read_text(encoding='utf-8'))
+    cell = next(c for c in result_outputs.result_cells(nb) if 'sokolic2017-table2' in ''.join(c['source']))
+    fresh = result_outputs.run_cell(''.join(cell['source']))
+    md = ''.join(next(o['data']['text/markdown'] for o in fresh if 'text/markdown' in o.get('data', {})))
+    import mistune
+    page = '<div class="jp-RenderedMarkdown">' + mistune.create_markdown(plugins=['table'])(md) + '</div>'
+    good = {'cells': [{**cell, 'outputs': fresh}]}
+    if result_errors(good, page, 'good')[0]: bad.append('results check failed on the committed output')
+    val = _table_values(fresh)[-2]                     # a value of the last row
+    changed = json.loads(json.dumps(fresh, ensure_ascii=False).replace(val, val + '1', 1))
+    if not result_errors({'cells': [{**cell, 'outputs': changed}]}, page, 'stale')[0]:
+        bad.append('results check passed a saved output that differs from the committed files')
+    if not result_errors(good, page.replace(val, val + '1'), 'stale page')[0]:
+        bad.append('results check passed a page that does not show the committed values')
+    # the built site, when there is one: break its home page's first rendered table
+    idx = site / 'index.html' if site else None
+    if idx and idx.exists():
+        text = idx.read_text(encoding='utf-8')
+        m = re.search(r'<table>.*?</table>', text, re.S)
+        if m is None: bad.append('the built index.html has no rendered table to break')
+        else:
+            rows = re.findall(r'<tr>(.*?)</tr>', m.group(0), re.S)
+            as_text = '<p>' + ' '.join('| ' + ' | '.join(re.findall(r'<t[hd][^>]*>(.*?)</t[hd]>', r, re.S)) + ' |'
+                                         for r in rows[:1]) + ' | --- | --- |</p>'
+            if rendering_errors(text, 'index.html'): bad.append('the built index.html fails before the mutation')
+            if not rendering_errors(text.replace(m.group(0), as_text, 1), 'index.html, table broken'):
+                bad.append('the rendering check passed the built index.html with its first table left as text')
+    for b in bad: print(f'docs check self-test FAILED: {b}')
+    print(f'docs check self-test: {len(cases) + 3 + bool(idx and idx.exists())} mutations, '
+          f'{"all caught" if not bad else f"{len(bad)} not caught"}')
+    return 1 if bad else 0
 
 
 def _chromium() -> str | None:
@@ -235,10 +407,12 @@ def main(argv=None):
     ap.add_argument('--jobs', type=int, default=2, help='Chromium instances at a time')
     ap.add_argument('--screenshot', type=Path, help='write a screenshot of --page to this PNG and stop')
     ap.add_argument('--page', default='jacobian.html')
+    ap.add_argument('--self-test', action='store_true', help='the mutation test of the rendering and result checks')
     a = ap.parse_args(argv)
     cfg = build_docs._cfg()
     os.chdir(cfg.config_path)
     site, proc = cfg.doc_path.resolve(), (cfg.config_path / '_proc')
+    if a.self_test: sys.exit(self_test(site))
     if not (site / 'index.html').exists():
         sys.exit(f'docs check: no site in {site}: run python tools/build_docs.py first')
     if a.screenshot: return screenshot(site, a.page, a.screenshot.resolve())
@@ -246,6 +420,8 @@ def main(argv=None):
     errs = check_pages(site, proc, proc / '_mkdocs' / 'mkdocs.yml')
     page_src = {page.as_posix(): nb for nb, page in expected_pages(proc).items()}
     errs += check_links(site, site_url, page_src)[0]
+    errs += check_rendering(site, page_src)
+    errs += check_results(site, proc)
     if not a.no_browser: errs += check_equations(site, a.jobs)
     for e in errs: print(f'docs check FAILED: {e}')
     print(f'docs check: {"OK" if not errs else f"{len(errs)} problems"}')

@@ -1,25 +1,30 @@
 """The saved outputs of the notebooks' result cells must show the committed results.
 
-A result cell reads committed files under nbs/results/ (a `Path('results/...')` in its source) to print a table or show a figure,
-without training. The docs site and GitHub show the outputs saved in the notebook, so a stale one would show an old result.
+A result cell reads committed files under nbs/results/ (a `Path('results/...')` in its source) to show a table or a
+figure, without training. The docs site, README.md (from nbs/index.ipynb) and GitHub show the outputs saved in the
+notebook, so a stale one would show an old result; `tools/check_docs.py` also checks the built pages against them.
 
     python tools/result_outputs.py            # check: re-run every result cell, compare with its saved outputs (CI)
     python tools/result_outputs.py --write    # re-run them and save the fresh outputs (then commit)
+    python tools/result_outputs.py --write nbs/index.ipynb   # only these notebooks
 
-Only these cells run (in the notebook's folder, with `Path`, `display`, `Image` / `ShowImage` and `Markdown` defined), so the
-check takes seconds. Exit code 1 when a saved output differs from what the committed files give.
+Only these cells run (in the notebook's folder, with `Path`, `pd`, `display`, `Image` / `ShowImage`, `Markdown` and
+the public names of the notebook's own module defined), so the check takes seconds. A result cell imports nothing:
+docs processing runs every cell that imports (nbdev), in another folder, and would replace its output. Exit code 1
+when a saved output differs from what the committed files give.
 """
 import argparse, json, os, re, sys
 from pathlib import Path
 from execnb.shell import CaptureShell
 
 NBS = Path(__file__).resolve().parent.parent / 'nbs'
-PREAMBLE = ("from pathlib import Path\nfrom IPython.display import display, Image, Markdown\n"
+PREAMBLE = ("from pathlib import Path\nimport pandas as pd\nfrom IPython.display import display, Image, Markdown\n"
             "from IPython.display import Image as ShowImage\n")
 
 def result_cells(nb:dict) -> list:
     "Code cells that show committed results: they read `results/...` and neither export, test nor train."
-    return [c for c in nb['cells'] if c['cell_type'] == 'code' and re.search(r"Path\(['\"]results/", ''.join(c['source']))
+    return [c for c in nb['cells'] if c['cell_type'] == 'code'
+            and re.search(r"Path\(['\"]results/", ''.join(c['source']))
             and not re.search(r'#\|\s*export|rebuild_from_cache|test_eq|tempfile', ''.join(c['source']))]
 
 def _norm(outputs:list) -> list:
@@ -36,37 +41,47 @@ def _norm(outputs:list) -> list:
         else: merged.append((kind, v))
     return merged
 
-def run_cell(src:str) -> list:
-    "The outputs of `src` run on its own in the notebooks' folder."
+def module_of(nb:dict) -> str|None:
+    "The module a notebook exports to (its `#| default_exp`), whose public names its result cells may use."
+    for c in nb['cells']:
+        m = re.search(r'^#\|\s*default_exp\s+(\S+)', ''.join(c['source']), re.M)
+        if c['cell_type'] == 'code' and m: return m.group(1)
+
+def run_cell(src:str, module:str|None=None) -> list:
+    "The outputs of `src` run on its own in the notebooks' folder (with the public names of `jacmargin.<module>`)."
     cwd = os.getcwd()
     os.chdir(NBS)
     try:
         sh = CaptureShell()
-        sh.run(PREAMBLE)
+        sh.run(PREAMBLE + (f"from jacmargin.{module} import *\n" if module else ''))
         out = sh.run(src)
         if sh.exc: raise RuntimeError(f"the cell failed: {sh.exc!r}\n{src}")
         return out
     finally: os.chdir(cwd)
 
-def main(write:bool=False) -> int:
+def main(write:bool=False, notebooks=()) -> int:
     stale = []
-    for p in sorted(NBS.glob('*.ipynb')):
+    paths = [Path(n).resolve() for n in notebooks] or sorted(NBS.glob('*.ipynb'))
+    for p in paths:
         nb = json.loads(p.read_text(encoding='utf-8'))
         cells = result_cells(nb)
         for c in cells:
-            fresh = run_cell(''.join(c['source']))
+            fresh = run_cell(''.join(c['source']), module_of(nb))
             if _norm(fresh) != _norm(c.get('outputs', [])):
                 stale.append(f"{p.name} cell {c.get('id')}: {''.join(c['source']).splitlines()[0][:70]}")
                 c['outputs'] = fresh
         if write and cells and any(s.startswith(p.name) for s in stale):
             p.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n', encoding='utf-8')
     for s in stale: print(('rewritten: ' if write else 'stale saved output: ') + s)
-    n = sum(len(result_cells(json.loads(p.read_text(encoding='utf-8')))) for p in NBS.glob('*.ipynb'))
+    n = sum(len(result_cells(json.loads(p.read_text(encoding='utf-8')))) for p in paths)
     print(f"{n} result cells, {len(stale)} {'rewritten' if write else 'stale'}")
-    if stale and not write: print("Fix: python tools/result_outputs.py --write && nbdev_clean, then commit the notebooks.")
+    if stale and not write:
+        print("Fix: python tools/result_outputs.py --write && nbdev_clean, then commit the notebooks.")
     return 1 if stale and not write else 0
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--write', action='store_true', help='save the fresh outputs into the notebooks')
-    sys.exit(main(ap.parse_args().write))
+    ap.add_argument('notebooks', nargs='*', help='only these notebooks (default: every notebook in nbs/)')
+    a = ap.parse_args()
+    sys.exit(main(a.write, a.notebooks))
