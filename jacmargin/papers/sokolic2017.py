@@ -48,7 +48,7 @@ TABLE2_SMOKE = Table2(sizes=(100,), seeds=1, wd_grid=(1e-4, 1e-3), jr_grid=(1., 
                       run=replace(Table2.run, n_val=500, n_test=500, lr_pairs=((0.01, 1),), batch_size=50))
 TABLE2_CPU = replace(TABLE2_PAPER, sizes=(1000, 5000, 20000, 50000), seeds=3,   # 2 CPU cores: see the text above
                      size_grids=((20000, (1e-4, 1e-3), (1., 10.)),             # around the factors chosen at 1000, 5000
-                                 (50000, (1e-4, 1e-3), (0.1, 0.3, 1.))))        # below 1 (chosen at 5000, 20 000): see the text
+                                 (50000, (1e-4, 1e-3), (0.1, 0.3, 1.))))        # below 1: see the text
 
 TABLE2_PUBLISHED = pd.DataFrame({'n_train': [1000, 5000, 20000, 50000], 'wd': [94.00, 97.59, 98.60, 99.10],
                                  'jr': [96.03, 98.20, 99.00, 99.35]})

@@ -38,7 +38,7 @@ class Zoo:
     n_test: int = 0                  # 0: the whole official test set
     target_loss: float = 0.01        # stop once the training cross-entropy is below it (Jiang et al.)
     max_epochs: int = 200            # the cap (a run that hits it is kept, `reached=False`)
-    max_steps: int = 0               # > 0: the cap in optimizer steps instead (epochs = ⌈max_steps / batches per epoch⌉)
+    max_steps: int = 0               # > 0: the cap in optimizer steps instead (epochs = ⌈max_steps / batches/epoch⌉)
     decay: float = 0.                # > 0: the learning rate drops 10× after this fraction of the cap (0: constant)
     n_margin: int = 50               # training points for the margin bounds, score and attack
     measure_kw: tuple = ()           # options of `compute_measures` (sharpness steps, PAC-Bayes draws, ...)
@@ -56,7 +56,8 @@ def zoo_points(cfg:Zoo) -> list[dict]:
 # %% ../../nbs/24_zoo.ipynb #b44475ba
 def _lr_pairs(cfg:Zoo, lr:float, n_train:int, batch_size:int) -> tuple:
     "The schedule: `lr` up to the cap, or `lr` then `lr`/10 after the fraction `decay` of it."
-    if not 0 <= cfg.decay < 1: raise UserInputError(f"decay={cfg.decay}: use a fraction in [0, 1) of the cap (0: none).")
+    if not 0 <= cfg.decay < 1:
+        raise UserInputError(f"decay={cfg.decay}: use a fraction in [0, 1) of the cap (0: none).")
     cap = math.ceil(cfg.max_steps / math.ceil(n_train / batch_size)) if cfg.max_steps > 0 else cfg.max_epochs
     k = round(cap * cfg.decay)
     return ((lr, k), (lr / 10, cap - k)) if 0 < k < cap else ((lr, cap),)
