@@ -16,11 +16,11 @@ with warnings.catch_warnings():
     from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_draw', 'DispatchCounter', 'one_hot',
-           'default_device', 'model_device', 'model_dtype', 'full_precision', 'reduced_precision', 'measurement',
-           'JacmarginError', 'UserInputError', 'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype',
-           'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps',
-           'record_taps', 'progress_bar']
+__all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_capture', 'step_draw', 'DispatchCounter',
+           'one_hot', 'default_device', 'model_device', 'model_dtype', 'full_precision', 'reduced_precision',
+           'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError', 'PrecisionError',
+           'check_measure_dtype', 'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved',
+           'model_taps', 'record_taps', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -46,23 +46,40 @@ def device_draw(sample,                               # function of a device ret
     return t.to(device)
 
 # %% ../nbs/00_core.ipynb #5a1d0c01
+_CAPTURE = contextvars.ContextVar('jacmargin_step_capture', default=False)
+
+@contextlib.contextmanager
+def step_capture():
+    "Context of a training step being captured in a CUDA graph (or its CPU test double): `step_draw` checks it."
+    token = _CAPTURE.set(True)
+    try: yield
+    finally: _CAPTURE.reset(token)
+
 def _capturing(device:torch.device) -> bool:
-    "Is a CUDA graph being captured on the current stream (only asked for a CUDA `device`)?"
-    return device.type == 'cuda' and torch.cuda.is_current_stream_capturing()
+    "Inside `step_capture`, or (a CUDA `device`) is a CUDA graph being captured on the current stream?"
+    return _CAPTURE.get() or (device.type == 'cuda' and torch.cuda.is_current_stream_capturing())
+
+def _is_default_generator(g:torch.Generator, device:torch.device) -> bool:
+    "Is `g` the default generator of `device` (the only one a CUDA graph capture registers)?"
+    if device.type == 'cpu': return g is torch.default_generator
+    if device.type != 'cuda' or not torch.cuda.is_available(): return False
+    return g is torch.cuda.default_generators[torch.cuda.current_device() if device.index is None else device.index]
 
 def step_draw(sample,                               # function of a device returning a random tensor drawn there
               device,                               # where the step runs
               generator:torch.Generator|None=None   # None: `device`'s default generator
              ) -> Tensor:
     """A draw inside a training step: on `device` itself from its default generator (graph-safe), or with
-    `generator` where it lives and moved to `device` (`device_draw`; refused while a CUDA graph is captured)."""
+    `generator` where it lives and moved to `device` (`device_draw`; refused while a step is captured)."""
     device = torch.device(device)
     if generator is None: return sample(device)
-    if generator.device.type != device.type and _capturing(device):
-        raise UserInputError(f"A {generator.device.type} generator was given to a regularizer inside a captured "
-                             f"CUDA graph: its draw would be copied once and replayed forever. Fix: pass "
-                             f"generator=None (the {device.type} default generator, seeded by torch.manual_seed) "
-                             f"or a generator on {device}.")
+    if _capturing(device) and not _is_default_generator(generator, device):
+        raise UserInputError(f"A regularizer was given a {generator.device} generator inside a captured training "
+                             f"step: a CUDA graph replays draws only from the default generator of the device it "
+                             f"captures on (a CPU draw would be copied once and replayed forever, another CUDA "
+                             f"generator fails the capture). Fix: pass generator=None (the {device} default "
+                             f"generator, seeded by torch.manual_seed; each replay draws anew), or leave "
+                             f"cuda_graph=False.")
     return device_draw(sample, device, generator)
 
 # %% ../nbs/00_core.ipynb #d1e2f302

@@ -18,8 +18,8 @@ from torch import nn, Tensor
 from torch.nn.parallel import DistributedDataParallel
 from fastcore.basics import patch
 from .core import (seed_everything, model_device, model_dtype, check_batch, check_labels, preserved, progress_bar,
-                            check_model_input, UserInputError)
-from .regularizers import regularized_forward, penalty
+                            check_model_input, step_capture, UserInputError)
+from .regularizers import regularized_forward, penalty, make_regularizer, REGULARIZERS
 
 # %% auto #0
 __all__ = ['PAPER_LR_SEQUENCES', 'Schedule', 'constant_schedule', 'step_schedule', 'multistep_schedule', 'piecewise_schedule',
@@ -302,7 +302,7 @@ class ProgressCB(Callback):
 # %% ../nbs/12_learner.ipynb #1e30bb78
 def _make_opt(opt, params, lr:float, momentum:float, weight_decay:float, graph:bool=False) -> torch.optim.Optimizer:
     """An optimizer from a name ('sgd', 'adam', 'adamw') or a callable `opt(params, lr=...)`; `graph`: its rate a
-    tensor on the parameters' device (updated in place, read by a captured step) and a capturable implementation."""
+    float32 tensor on the parameters' device (updated in place, read by a captured step) and a fused implementation."""
     if opt not in ('sgd', 'adam', 'adamw') and not callable(opt):
         raise ValueError(f"opt={opt!r}: use 'sgd', 'adam', 'adamw' or a callable `opt(params, lr=...)`.")
     if callable(opt):
@@ -311,23 +311,43 @@ def _make_opt(opt, params, lr:float, momentum:float, weight_decay:float, graph:b
                                        "a callable `opt` cannot be captured safely. Fix: pass opt='sgd' (or 'adam', "
                                        "'adamw'), or leave cuda_graph=False.")
         return opt(params, lr=lr)
-    params = list(params)
-    cuda = graph and params[0].device.type == 'cuda'
-    if graph: lr = torch.tensor(float(lr), device=params[0].device)
-    kw = dict(fused=True) if cuda else {}
+    params, kw = list(params), {}
+    if graph:                        # the fused kernels read the rate as float32 whatever the default dtype
+        lr = torch.tensor(float(lr), dtype=torch.float32, device=params[0].device)
+        kw = dict(fused=True) if opt == 'sgd' else dict(fused=True, capturable=True)
     if opt == 'sgd': return torch.optim.SGD(params, lr=lr, momentum=momentum, weight_decay=weight_decay, **kw)
-    kw = dict(capturable=True) if cuda else {}
     return (torch.optim.Adam if opt == 'adam' else torch.optim.AdamW)(params, lr=lr, weight_decay=weight_decay, **kw)
+
+_IMPL_KEYS = ('fused', 'capturable', 'foreach', 'differentiable')
+
+def _load_opt_state(opt:torch.optim.Optimizer, sd:dict):
+    """`opt.load_state_dict(sd)` keeping `opt`'s implementation flags and rate objects: a checkpoint written with
+    another configuration (an eager run: a float rate, no `fused`) must not undo what a captured step reads."""
+    keep, lrs = [{k: g[k] for k in _IMPL_KEYS if k in g} for g in opt.param_groups], [g['lr'] for g in opt.param_groups]
+    opt.load_state_dict({**sd, 'param_groups': [{**s, **k} for s, k in zip(sd['param_groups'], keep)]})
+    for g, lr in zip(opt.param_groups, lrs):
+        if isinstance(lr, Tensor): g['lr'] = lr.fill_(float(g['lr']))        # the tensor a captured step reads
+        else: g['lr'] = float(g['lr'])
 
 def _flag(reg, name:str) -> bool: return bool(getattr(reg, name, False))
 
 def _check_regs(regs) -> list:
-    "Validate `(reg, factor)` pairs; return them with unique names."
+    "Validate `(reg, factor)` pairs, `reg` a regularizer or a registered name (`(name, factor, options)` too); name them."
     out, names = [], []
     for p in regs:
+        if isinstance(p, (tuple, list)) and len(p) in (2, 3) and isinstance(p[0], str):
+            opts = p[2] if len(p) == 3 else {}
+            if not isinstance(opts, dict):
+                raise UserInputError(f"In {p!r} the third item must be a dict of options for {p[0]!r}, e.g. "
+                                     f"`('jr', 0.1, {{'method': 'one_hot'}})`.")
+            p = (make_regularizer(p[0], **opts), p[1])                   # an unknown name: the registered ones
         if not (isinstance(p, (tuple, list)) and len(p) == 2 and callable(p[0])):
-            raise TypeError(f"Regularizers are `(reg, factor)` pairs, e.g. `[(JacobianRegularizer(), 0.1)]`; "
-                            f"got {p!r}.")
+            raise UserInputError(f"Regularizers are `(reg, factor)` pairs, e.g. `[(JacobianRegularizer(), 0.1)]`, "
+                                 f"or `(name, factor)` with a registered name ({', '.join(REGULARIZERS)}), e.g. "
+                                 f"`[('jr', 0.1)]`; got {p!r}.")
+        try: f = float(p[1])
+        except (TypeError, ValueError): raise UserInputError(f"The factor of {p[0]!r} must be a number, got "
+                                                             f"{p[1]!r}.") from None
         if _flag(p[0], 'needs_taps') and not hasattr(p[0], 'capture'):
             raise TypeError(f"{type(p[0]).__name__} sets needs_taps but has no `capture(model)` context manager.")
         base = str(getattr(p[0], 'name', type(p[0]).__name__))
@@ -336,19 +356,50 @@ def _check_regs(regs) -> list:
             nm = f"{base}_{k}"
             k += 1
         names.append(nm)
-        out.append((p[0], float(p[1])))
+        out.append((p[0], f))
     return list(zip(names, out))
 
 # %% ../nbs/12_learner.ipynb #dbee69f3
+def _check_device(device) -> torch.device:
+    "`device` as a torch.device, refused (with what to pass) when it is not valid or not available here."
+    try: d = torch.device(device)
+    except (RuntimeError, TypeError) as e:
+        raise UserInputError(f"device={device!r} is not a device: pass 'cpu', 'cuda', 'cuda:1', 'mps' or a "
+                             f"torch.device ({str(e).splitlines()[0]}).") from None
+    if d.type == 'cuda' and not torch.cuda.is_available():
+        raise UserInputError(f"device={device!r}, but CUDA is not available here (torch.cuda.is_available() is "
+                             f"False: no GPU, or a CPU build of torch). Fix: pass device='cpu', or leave device=None "
+                             f"to train where the model is.")
+    if d.type == 'cuda' and d.index is not None and d.index >= torch.cuda.device_count():
+        raise UserInputError(f"device={device!r}, but this machine has {torch.cuda.device_count()} CUDA device(s) "
+                             f"(cuda:0 to cuda:{torch.cuda.device_count() - 1}). Fix: pass one of those.")
+    if d.type == 'mps' and not (getattr(torch.backends, 'mps', None) and torch.backends.mps.is_available()):
+        raise UserInputError(f"device={device!r}, but Apple MPS is not available here. Fix: pass device='cpu'.")
+    return d
+
 class Learner:
-    """Train `model` on `train_dl` with loss_func + Σ factor·reg over `regularizers=[(reg, factor), ...]`; a small
-    loop, callbacks for everything else; `evaluate()` gives the accuracy on the validation (or any) data."""
+    """Train `model` (in place) on `train_dl` with `loss_func + Σ factor·reg`; `fit(epochs)` trains, `history` logs.
+
+    `train_dl` (and `valid_dl`): a re-iterable of batches, each `(x, y)`, `(x, y, idx)` or a dict with 'x', 'y'
+    (and 'idx'), e.g. a DataLoader, a list of batches or `jacmargin.data.TensorLoader`; or tensors `(x, y)` /
+    `(x, y, idx)`, or a dataset with tensors `.x`, `.y` (batched by 1024). Inputs are cast to the model's device
+    and dtype. `lr` is required unless `schedule` (a function of the epoch, e.g. `step_schedule`) is given.
+    `regularizers`: `(reg, factor)` pairs, `reg` a regularizer or a registered name of
+    `jacmargin.regularizers.REGULARIZERS` ('jr', 'spectral', 'perlayer', 'lm', 'weima', 'wd', 'wd_classifier'),
+    also `(name, factor, options)`. A regularizer is called `reg(model, x, y, logits[, idx=])` and returns the batch
+    mean; one with `needs_taps` has `capture(model)`, a context manager the learner enters around its training
+    forward so that the regularizer records the layer inputs and outputs it needs there (no second forward).
+    `opt`: 'sgd' (momentum 0.9, the papers'), 'adam', 'adamw' or a callable `opt(params, lr=...)`. `device`: move
+    the model there first. `autocast='bf16'`: bf16 forward and losses. `cuda_graph=True` (a CUDA model): the step is
+    captured in a CUDA graph and replayed."""
     def __init__(self, model:nn.Module, train_dl, valid_dl=None, loss_func:Callable=F.cross_entropy, opt='sgd',
                  lr:float|None=None, momentum:float=0.9, weight_decay:float=0., regularizers:Sequence=(),
                  schedule:Callable|None=None, callbacks:Sequence=(), device=None, autocast:str|None=None,
                  progress:bool=True, eval_train:bool=True, ddp_split:bool=True, cuda_graph:bool=False):
-        if device is not None: model.to(device)
-        if schedule is None and lr is None: raise ValueError("Pass a learning rate `lr=` or a `schedule=`.")
+        if device is not None: model.to(_check_device(device))
+        if schedule is None and lr is None:
+            raise UserInputError("Pass a learning rate `lr=` (a constant rate) or a `schedule=` (a function of the "
+                                 "epoch, e.g. `step_schedule(0.01)`).")
         self.schedule = schedule if schedule is not None else constant_schedule(lr)
         self.model, self.loss_func = model, loss_func
         self.raw = model.module if isinstance(model, DistributedDataParallel) else model   # what regularizers see
@@ -360,7 +411,8 @@ class Learner:
             if n and getattr(r, 'needs_index', False) and hasattr(r, 'n_samples') and (r.n_samples or 0) < n:
                 r.n_samples = n
         _autocast(self.device, autocast)                                                       # validates `autocast`
-        self.cuda_graph, self._graph, self._warm, self._lr = cuda_graph, None, 0, self.schedule(0)
+        self.cuda_graph, self._graph, self._warm, self._keys, self._lr = cuda_graph, None, 0, {}, self.schedule(0)
+        self._backend = None
         if cuda_graph: _check_cuda_graph(self, callbacks)
         self.opt = _make_opt(opt, model.parameters(), self._lr, momentum, weight_decay, graph=cuda_graph)
         ddp = ddp_split and isinstance(model, DistributedDataParallel)
@@ -369,6 +421,11 @@ class Learner:
         self.callbacks = _sorted_cbs([*callbacks, *defaults])
         self.epoch, self.step, self.iter, self.rows, self.batch_times, self.target_epochs = 0, 0, 0, [], [], 0
         self.loss_scale = 1.
+
+    def _drop_graph(self):
+        "Forget the captured step (graph, static buffers, outputs): the next batches warm up and capture anew."
+        self._graph, self._warm, self._keys = None, 0, {}
+        if self._backend is not None: self._backend.graph = None
 
     def _cb(self, name:str):
         "Run the hook `name` of every callback that has one, in `order`."
@@ -523,8 +580,8 @@ def load_checkpoint(self:Learner, path:str|Path) -> Learner:
     "Restore a checkpoint written by `save_checkpoint` into this learner (same model and loader configuration)."
     ck = torch.load(path, map_location=self.device, weights_only=True)
     self.raw.load_state_dict(ck['model'])
-    self.opt.load_state_dict(ck['opt'])
-    self._graph, self._warm = None, 0                  # a captured step would read the replaced state: recapture
+    _load_opt_state(self.opt, ck['opt'])          # keeps this learner's fused flags and device rate tensor
+    self._drop_graph()                            # a captured step would read the replaced state: capture anew
     self.epoch, self.step, self.rows = ck['epoch'], ck['step'], list(ck['rows'])
     _set_rng_state({k: (v.cpu() if isinstance(v, Tensor) else v) for k, v in ck['rng'].items()})
     if ck['loader'] is not None: self.train_dl.load_state_dict(ck['loader'])
@@ -540,17 +597,32 @@ _GRAPH_WARMUP = 3                         # eager steps of a fit before the capt
 _IN_STEP_EVENTS = ('after_pred', 'after_loss')
 
 class _CudaGraph:
-    "Warm-up (on a side stream), capture and replay of the training step in one CUDA graph on `device`."
+    """Warm-up (on a side stream), capture and replay of the training step in a CUDA graph, all on `device` (the
+    current device meanwhile) and its own stream; each capture records into a new `torch.cuda.CUDAGraph`."""
     def __init__(self, device:torch.device):
-        self.device, self.graph, self.stream = device, torch.cuda.CUDAGraph(), torch.cuda.Stream(device)
+        self.device, self.graph = device, None
+        with torch.cuda.device(device): self.stream = torch.cuda.Stream(device)
     def warm(self, fn):
-        cur = torch.cuda.current_stream(self.device)
-        self.stream.wait_stream(cur)
-        with torch.cuda.stream(self.stream): fn()
-        cur.wait_stream(self.stream)
+        with torch.cuda.device(self.device):
+            cur = torch.cuda.current_stream(self.device)
+            self.stream.wait_stream(cur)
+            with torch.cuda.stream(self.stream): fn()
+            cur.wait_stream(self.stream)
     def capture(self, fn):
-        with torch.cuda.graph(self.graph): fn()
-    def replay(self): self.graph.replay()
+        "Record `fn` in a new graph; if the capture fails: no graph kept, the current stream restored, error raised."
+        self.graph, g = None, torch.cuda.CUDAGraph()          # an instance that has begun a capture cannot begin another
+        with torch.cuda.device(self.device):
+            torch.cuda.synchronize(self.device)
+            with torch.cuda.stream(self.stream):              # exits (restoring the stream) however the capture ends
+                g.capture_begin()
+                try: fn()
+                except BaseException:
+                    with contextlib.suppress(RuntimeError): g.capture_end()    # ends an invalidated capture
+                    raise
+                g.capture_end()
+        self.graph = g
+    def replay(self):
+        with torch.cuda.device(self.device): self.graph.replay()
 
 def _graph_backend(device:torch.device):
     "The capture backend of `device`: CUDA graphs; any other device is refused."
@@ -576,44 +648,58 @@ def _batch_key(learn:Learner) -> tuple:
     return tuple(None if t is None else (tuple(t.shape), t.dtype) for t in (learn.xb, learn.yb, learn.ib))
 
 # %% ../nbs/12_learner.ipynb #c9a70003
+def _tensor_state(o) -> dict:
+    "The attributes of `o` that hold tensors (directly or in a tuple / list / dict): what a captured step rewrites."
+    has = lambda v: isinstance(v, Tensor) or (isinstance(v, (tuple, list)) and any(map(has, v))) or (
+                    isinstance(v, dict) and any(map(has, v.values())))
+    return {k: v for k, v in getattr(o, '__dict__', {}).items() if has(v)}
+
 @patch
 def _capture(self:Learner):
-    "Record this batch's step in the graph (the capture runs nothing), then replay it: the batch trains once."
+    "Record this batch's step in a new graph (the capture runs nothing), then replay it: the batch trains once."
     st = {'key': _batch_key(self)}
     for k, a in (('x', 'xb'), ('y', 'yb'), ('idx', 'ib')):
         t = getattr(self, a)
         st[k] = None if t is None else t.clone()                           # the static input buffers
         setattr(self, a, st[k])
     self.opt.zero_grad(set_to_none=True)           # the captured backward allocates the gradients it rewrites
-    try: self._backend.capture(partial(self._step, events=False))
+    try:
+        with step_capture(): self._backend.capture(partial(self._step, events=False))
     except RuntimeError as e:
         raise UserInputError(f"The training step could not be captured in a CUDA graph: {str(e).splitlines()[0]} "
                              "A step that reads a device value on the host (`.item()`, `int(t)`, a boolean mask, "
-                             "e.g. in a custom regularizer or loss) or whose shapes depend on the data cannot be "
-                             "captured; `jacmargin.core.DispatchCounter` shows such reads on the CPU. Fix: remove "
-                             "the host read, or leave cuda_graph=False.") from e
+                             "e.g. in a custom regularizer or loss), draws from a generator of its own or has shapes "
+                             "that depend on the data cannot be captured; `jacmargin.core.DispatchCounter` shows host "
+                             "reads on the CPU. Fix: remove the host read, pass generator=None, or leave "
+                             "cuda_graph=False.") from e
     st['out'] = self.logits, self.data_loss, self.penalties, self.loss       # static outputs: rewritten by replays
+    st['regs'] = [(r, _tensor_state(r)) for _, (r, _f) in self.regs]         # e.g. `reg.last`: put back after replays
     self._graph = st
     self._backend.replay()
 
 @patch
 def _graph_batch(self:Learner):
-    "Eager warm-up steps, then one capture and a replay per batch of the captured shapes (other shapes: eager)."
+    """Eager warm-up steps, then one capture of a batch of the most common shape so far and a replay per batch of
+    that shape (other shapes, e.g. an epoch's last, smaller batch: eager)."""
     if self.loss_scale != 1:
         raise UserInputError(f"A callback set loss_scale={self.loss_scale}, but a captured step is recorded with a "
                              "scale of 1. Fix: scale inside the loss function, or leave cuda_graph=False.")
-    st = self._graph
-    if st is None and self._warm < _GRAPH_WARMUP:
-        self._backend.warm(self._step)
-        self._warm += 1
-    elif st is None: self._capture()
-    elif _batch_key(self) != st['key']: self._step()              # e.g. the last, smaller batch of an epoch
+    st, key = self._graph, _batch_key(self)
+    if st is None:
+        self._keys[key] = self._keys.get(key, 0) + 1
+        if self._warm < _GRAPH_WARMUP or key != max(self._keys, key=self._keys.get):     # ties: the first seen
+            self._backend.warm(self._step)
+            self._warm += 1
+        else: self._capture()
+    elif key != st['key']: self._step()
     else:
         for k, a in (('x', 'xb'), ('y', 'yb'), ('idx', 'ib')):
             if st[k] is not None: st[k].copy_(getattr(self, a), non_blocking=True)
         self.xb, self.yb, self.ib = st['x'], st['y'], st['idx']
-        self._backend.replay()
+        self._backend.replay()                                 # no Python of the step runs: put its state back
         self.logits, self.data_loss, self.penalties, self.loss = st['out']
+        for r, state in st['regs']:
+            if state: r.__dict__.update(state)
 
 # %% ../nbs/12_learner.ipynb #be5e0eb1
 def ddp_init(backend:str|None=None) -> tuple[int, int, torch.device]:
