@@ -7,7 +7,8 @@ log="gpu-checks-$(hostname).log"
   nvidia-smi --query-gpu=name,memory.total --format=csv
   python -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)"
   python bench/device_check.py                                                  # GPU vs CPU float64, every quantity
-  nbdev_test --flags gpu --path nbs/12_learner.ipynb && echo "12_learner gpu tests: ok"   # captured step, sync-free step
+  # captured step (issue 38 rows; Adam / AdamW, bf16, conv + BN, resume, cuda:1 when there are 2 GPUs), sync-free step
+  nbdev_test --flags gpu --path nbs/12_learner.ipynb && echo "12_learner gpu tests: ok"
   nbdev_test --flags gpu --path nbs/14_device_check.ipynb && echo "14_device_check gpu tests: ok"
   python bench/regularizers.py --device cuda --resnet full --bf16 --graph --reps 15        # Table VI on the GPU
   python bench/grid_throughput.py --device cuda --jobs 1 8 16                               # grids on one GPU

@@ -180,7 +180,7 @@ def _now(device:torch.device):
     "A time mark: a recorded CUDA event on CUDA (no host synchronisation), else perf_counter (MPS: after a sync)."
     if device.type == 'cuda':
         e = torch.cuda.Event(enable_timing=True)
-        e.record()
+        e.record(torch.cuda.current_stream(device))              # the model's device, whichever is current
         return e
     if device.type == 'mps': torch.mps.synchronize()
     return perf_counter()
@@ -384,9 +384,9 @@ class Learner:
     (and 'idx'), e.g. a DataLoader, a list of batches or `jacmargin.data.TensorLoader`; or tensors `(x, y)` /
     `(x, y, idx)`, or a dataset with tensors `.x`, `.y` (batched by 1024). Inputs are cast to the model's device
     and dtype. `lr` is required unless `schedule` (a function of the epoch, e.g. `step_schedule`) is given.
-    `regularizers`: `(reg, factor)` pairs, `reg` a regularizer or a registered name of
-    `jacmargin.regularizers.REGULARIZERS` ('jr', 'spectral', 'perlayer', 'lm', 'weima', 'wd', 'wd_classifier'),
-    also `(name, factor, options)`. A regularizer is called `reg(model, x, y, logits[, idx=])` and returns the batch
+    `regularizers`: `(reg, factor)` pairs, `reg` a regularizer or a name registered in
+    `jacmargin.regularizers.REGULARIZERS` (e.g. 'jr', 'spectral', 'perlayer', 'wd'; the dict lists them all), also
+    `(name, factor, options)` with the options of `make_regularizer`. A regularizer is called `reg(model, x, y, logits[, idx=])` and returns the batch
     mean; one with `needs_taps` has `capture(model)`, a context manager the learner enters around its training
     forward so that the regularizer records the layer inputs and outputs it needs there (no second forward).
     `opt`: 'sgd' (momentum 0.9, the papers'), 'adam', 'adamw' or a callable `opt(params, lr=...)`. `device`: move
