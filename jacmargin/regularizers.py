@@ -12,6 +12,7 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from torch.autograd.graph import get_gradient_edge
 from .core import check_labels, model_taps, step_draw, preserved, LINEAR_TYPES, UserInputError, one_hot
+from .core import UnsupportedModelError
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 
 # %% auto #0
@@ -72,13 +73,29 @@ def _reuses_forward(model:nn.Module,        # the model the training forward ran
     if logits is None or not logits.requires_grad or not captured: return False
     return not _batch_coupled(model) or (bn is not None and None not in bn)
 
+@contextlib.contextmanager
+def _one_output(model:nn.Module):
+    "Inside: a forward of `model` that returns anything but one tensor (a tuple, a dict) raises the typed refusal."
+    def hook(m, args, out):
+        if not isinstance(out, Tensor):
+            raise UnsupportedModelError(
+                f"The model returned a {type(out).__name__}, not one logits tensor (B, C): the regularizers "
+                "differentiate one output. Wrap it so that its forward returns the logits, e.g. `model(x)[0]`.")
+    h = model.register_forward_hook(hook)
+    try: yield
+    finally: h.remove()
+
+def _model_graph(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None) -> tuple[Tensor, Tensor]:
+    "`model_graph` (x's graph, batch statistics held) of a model returning one tensor, else the typed refusal."
+    with _one_output(model): return model_graph(model, x, output, y)
+
 def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|Callable='probs',
                 y:Tensor|None=None) -> tuple[Tensor, Tensor]:
     """(xg, out (B, K)): the training forward when `x` requires
     grad and no batch norm couples samples, else `model_graph`."""
     if _reuses_forward(model, logits, captured=x.requires_grad):
         with torch.enable_grad(): return x, model_output(logits, output, y, check=False)
-    return model_graph(model, x, output, y)
+    return _model_graph(model, x, output, y)
 
 def _no_autocast(device:torch.device):
     "Context with autocast off on `device`'s type (the penalty's own closed-form algebra runs in the weights' dtype)."
@@ -196,24 +213,37 @@ def _saved_stats(model:nn.Module, records:Sequence):
 
 def _held_graph(model:nn.Module, x:Tensor, output, y, records:Sequence|None) -> tuple[Tensor, Tensor]:
     "`model_graph` (x's graph, statistics held), with the training forward's saved statistics when recorded."
-    if not records or None in records: return model_graph(model, x, output, y)
+    if not records or None in records: return _model_graph(model, x, output, y)
     xg = x.detach().requires_grad_(True)
-    with torch.enable_grad(), preserved(model), _saved_stats(model, records): logits = model(xg)
+    with torch.enable_grad(), preserved(model), _saved_stats(model, records), _one_output(model): logits = model(xg)
     with torch.enable_grad(): return xg, model_output(logits, output, y, check=False)
 
 # %% ../nbs/05_regularizers.ipynb #c30cef55
 @contextlib.contextmanager
-def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=False):
-    "Forward hooks: store[name] = (input, output's gradient edge, weight) of the named sub-modules (each called once)."
-    mods, handles = dict(model.named_modules()), []
+def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=False, raw:bool=True,
+                exact:str|None=None):
+    """Forward hooks: store[name] = (input, output's gradient edge, weight) of the named sub-modules (each called
+    once); `raw`: the output as the layer computed it, before any user hook, else as the model passes it on;
+    `exact`: the penalty's name, refusing a hook that changes the output (the penalty needs the layer's own map)."""
+    mods, handles, made = dict(model.named_modules()), [], {}
     def pre(m, inp):   # the module gets its own view of a grad-requiring input: ∂/∂view is this module's share only
         return (inp[0].view_as(inp[0]), *inp[1:]) if alias and inp[0].requires_grad else None
     def hook(m, inp, out, n):
-        if n in store: raise RuntimeError(f"Tap `{n}` was called twice in one forward: tap a module used once.")
+        if n in store:
+            raise UnsupportedModelError(
+                f"`{n}` ran twice in one forward (a module used twice): its term is defined for a module used once. "
+                "Pass `taps=` naming modules called once, give each use its own module, or use 'jr' / 'spectral'.")
         store[n] = (inp[0], get_gradient_edge(out) if out.requires_grad else out, getattr(m, 'weight', None))
+        made[n] = (out, out._version)
+    def check(m, inp, out, n):
+        if out is not made[n][0] or out._version != made[n][1]:
+            raise UnsupportedModelError(
+                f"A forward hook changes the output of `{n}`: {exact} needs the layer's own map (logits = W h + b). "
+                "Remove the hook (fold it into the model's forward after the layer), or use 'jr' / 'spectral'.")
     for n in names:
         if n not in mods: raise ValueError(f"`{n}` is not a sub-module of the model; valid names: {list(mods)[1:]}")
-        handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: hook(m, i, o, n)))
+        handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: hook(m, i, o, n), prepend=raw))
+        if exact: handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: check(m, i, o, n)))
         if alias: handles.append(mods[n].register_forward_pre_hook(pre))
     try: yield store
     finally:
@@ -225,6 +255,7 @@ def _stacked(*cms):
     with contextlib.ExitStack() as st:
         for cm in cms: st.enter_context(cm)
         yield
+
 
 # %% ../nbs/05_regularizers.ipynb #c24a32e9
 _SHARED = {}   # id(model) → sinks of the captures open on it: nested captures share one set of hooks and one record
@@ -263,9 +294,10 @@ def _input_layers(model:nn.Module, sink:dict, force:bool=False):
     def post(m, args, out):
         if st and args and st['pending'].pop(id(args[0]), None) is not None:
             st['layers'].append((m, get_gradient_edge(out), m.weight, args[0].shape))
-    hs = [model.register_forward_pre_hook(root)]
+    hs = [model.register_forward_pre_hook(root, prepend=True)]   # x as passed, before user hooks
     for m in model.modules():
-        if isinstance(m, LINEAR_TYPES): hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post)]
+        if isinstance(m, LINEAR_TYPES):                                # post first of all forward hooks: ẑ = W x + b
+            hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post, prepend=True)]
     try: yield sink
     finally:
         for h in hs: h.remove()
@@ -294,7 +326,7 @@ def _input_vjp(out:Tensor, rec:dict, v:Tensor, create_graph:bool=False, batched:
     return torch.stack([grads(vp) for vp in v])
 
 def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:dict|None, io:dict|None=None,
-                 taps:Sequence[str]=(), bn:Sequence|None=None) -> tuple[dict, Tensor]:
+                 taps:Sequence[str]=(), bn:Sequence|None=None, exact:str|None=None) -> tuple[dict, Tensor]:
     "(record, out (B, K)): the captured training forward, else x's own graph, else an own forward (taps → io)."
     coupled = _batch_coupled(model)
     has_x = bool(rec and rec.get('x') is x)                          # the forward's input layers were recorded
@@ -302,7 +334,7 @@ def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:d
         return (rec if has_x else {'xr': x}), model_output(logits, output, y, check=False)
     rec, io = {}, {} if io is None else io
     io.clear()
-    with _capture_io(model, taps, io), _input_layers(model, rec, force=True):
+    with _capture_io(model, taps, io, exact=exact), _input_layers(model, rec, force=True):
         xg, out = _held_graph(model, x, output, y, bn if coupled and logits is not None else None)
     return (rec if rec.get('xr') is xg else {'xr': xg}), out
 
@@ -318,7 +350,10 @@ def _probs_frobenius_sq(lg:Tensor, vjp:Callable) -> Tensor:
 
 # %% ../nbs/05_regularizers.ipynb #87906b91
 class JacobianRegularizer(Regularizer):
-    "R_F (eq. 49): mean ‖J(x_i)‖_F² of `output`, exact or by unbiased one-hot / projection estimates."
+    """R_F (eq. 49): mean ‖J(x_i)‖_F² of `output`, exact or by unbiased one-hot / projection estimates.
+    `method`: 'exact' (K − 1 reverse passes for 'probs', K otherwise), 'one_hot' (one random class π(i), ×K) or
+    'projection' (`n_proj` random vectors, `dist` 'sphere', 'gaussian' or 'rademacher'); `output`: 'probs' (the
+    paper's f, softmax), 'logits', 'margin' (Wei–Ma's logit margin; needs labels) or a callable on the logits."""
     needs_taps = True
     def __init__(self, output:str|Callable='probs', method:str='exact', n_proj:int=1, dist:str='sphere',
                  generator:torch.Generator|None=None):
@@ -358,7 +393,8 @@ class SpectralJacobianRegularizer(Regularizer):
         super().__init__()
         if n_iter < 0: raise ValueError(f"n_iter={n_iter}: need n_iter >= 0 power steps per call.")
         self.output, self.n_iter, self.n_samples, self.generator = output, n_iter, n_samples, generator
-        self._u = self._rec = self._bn = None
+        self._u = self._tag = self._rec = self._bn = None
+        self._seen = 0
     def capture(self, model):
         self._rec, self._bn = {}, []
         return _stacked(_input_layers(model, self._rec), _bn_nodes(model, self._bn))
@@ -369,18 +405,29 @@ class SpectralJacobianRegularizer(Regularizer):
                       out.device, self.generator).to(out.dtype)      # in float64: the same draws for every dtype
         if idx is not None and self._u is not None:
             idx = idx.to(self._u.device)
-            ok = idx < len(self._u)
-            old = torch.where(ok[:, None], self._u[idx.clamp_max(len(self._u) - 1)], 0.)   # (B, K)
-            seen = old.norm(dim=1, keepdim=True) > 0
-            u = torch.where(seen, old, u)
+            s = idx % (len(self._u) - 1)                                                 # (B,) slots
+            old = self._u[s]                                                             # (B, K)
+            seen = (self._tag[s] == idx)[:, None] & (old.norm(dim=1, keepdim=True) > 0)   # zero rows stay unseen
+            u = torch.where(seen, old.to(u.dtype), u)
         return u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)
+    _MAX_SLOTS = 1 << 16   # table rows when `n_samples` is not given
+    def _resize(self, n, u):
+        "A table of `n` slots (+ one spill row) and their indices (-1: empty), keeping the stored vectors."
+        new, tag = u.new_zeros(n + 1, u.shape[1]), torch.full((n + 1,), -1, dtype=torch.long, device=u.device)
+        if self._u is not None and self._u.shape[1] == u.shape[1]:
+            old = self._tag.to(u.device)
+            s = torch.where(old >= 0, old % n, n)                                          # empty rows: spill row
+            new[s], tag[s] = self._u.to(new), old
+            new[n], tag[n] = 0, -1
+        self._u, self._tag = new, tag
     def _store(self, idx, u):
-        n = self.n_samples or int(idx.max()) + 1                        # n_samples given: no device sync
-        if self._u is None or len(self._u) < n:
-            new = u.new_zeros(max(n, 2 * len(self._u) if self._u is not None else n), u.shape[1])
-            if self._u is not None: new[:len(self._u)] = self._u
-            self._u = new
-        self._u[idx.to(u.device)] = (u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)).detach()  # zero rows stay unseen
+        "Keep sample idx's unit vector in slot idx mod the table size (`n_samples`): no host read of the indices."
+        self._seen += len(idx)
+        n = self.n_samples or min(self._MAX_SLOTS, 1 << max(self._seen - 1, 1).bit_length())
+        if self._u is None or self._u.shape != (n + 1, u.shape[1]) or self._u.device != u.device: self._resize(n, u)
+        idx = idx.to(u.device)
+        self._u[idx % n] = (u / u.norm(dim=1, keepdim=True).clamp_min(1e-30)).detach().to(self._u.dtype)
+        self._tag[idx % n] = idx
     def __call__(self, model, x, y=None, logits=None, idx:Tensor|None=None):
         rec, bn, self._rec, self._bn = self._rec, self._bn, None, None
         with torch.enable_grad():
@@ -427,7 +474,7 @@ class PerLayerJacobianRegularizer(Regularizer):
         if _reuses_forward(model, logits, captured=bool(io), bn=bn):
             return io, model_output(logits, self.output, y, check=False), bn if _batch_coupled(model) else []
         io = {}
-        with _capture_io(model, self._names(model), io, alias=True): _, out = model_graph(model, x, self.output, y)
+        with _capture_io(model, self._names(model), io, alias=True): _, out = _model_graph(model, x, self.output, y)
         return io, out, []
 
 # %% ../nbs/05_regularizers.ipynb #945d758b
@@ -492,10 +539,13 @@ def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
     if name is None:
         lins = [n for n, m in mods.items() if isinstance(m, nn.Linear)]
         if not lins:
-            raise ValueError("The model has no nn.Linear layer: pass `classifier=` the name of its classifier.")
+            raise UnsupportedModelError(
+                "The model has no nn.Linear layer to take as its classifier (rows = class vectors), e.g. a 1×1-conv "
+                "head with pooling. Pass `classifier=` the name of an nn.Linear classifier, or use 'jr' / 'wd'.")
         name = lins[-1]
     if not isinstance(mods.get(name), nn.Linear):
-        raise ValueError(f"`{name}` is not an nn.Linear sub-module of the model.")
+        raise UserInputError(f"`classifier={name!r}` is not an nn.Linear sub-module of the model; its nn.Linear "
+                             f"layers: {[n for n, m in mods.items() if isinstance(m, nn.Linear)]}.")
     return name, mods[name]
 
 # %% ../nbs/05_regularizers.ipynb #f596f7d9
@@ -510,13 +560,13 @@ class LargeMarginRegularizer(Regularizer):
         self._rec = self._bn = None
     def capture(self, model):
         self._io, self._rec, self._bn = {}, {}, []
-        return _stacked(_capture_io(model, [_classifier(model, self.classifier)[0]], self._io),
+        return _stacked(_capture_io(model, [_classifier(model, self.classifier)[0]], self._io, exact='lm'),
                         _input_layers(model, self._rec), _bn_nodes(model, self._bn))
     def __call__(self, model, x, y=None, logits=None):
         name, clf = _classifier(model, self.classifier)
         io, rec, bn, self._io, self._rec, self._bn = self._io or {}, self._rec, self._bn, None, None, None
         with torch.enable_grad():
-            rec, _ = _input_graph(model, x, logits, 'logits', None, rec, io, [name], bn)
+            rec, _ = _input_graph(model, x, logits, 'logits', None, rec, io, [name], bn, exact='lm')
             feat = io[name][0]                                                       # (B, F) features entering v
             W = io[name][2]                                                          # (C, F) as used in the forward
             V = W / W.norm(dim=1, keepdim=True)                    # (C, F) rows v/‖v‖
@@ -554,8 +604,14 @@ class WeightDecay(Regularizer):
         return r
 
 # %% ../nbs/05_regularizers.ipynb #17f97a04
+def _is_tensor(rec, t:Tensor) -> bool:
+    "Is the recorded output `rec` (a gradient edge, or a tensor without grad) the tensor `t` itself?"
+    if isinstance(rec, Tensor): return rec is t
+    return t.grad_fn is not None and rec.node is t.grad_fn and rec.output_nr == t.output_nr
+
 class WeiMaRegularizer(Regularizer):
-    "Wei & Ma 2019 Sec. 6: mean_x Σ_i 1(‖J^(i)‖_F² ≥ σ) ‖J^(i)‖_F², J^(i) = ∂ logit margin / ∂ h^(i)."
+    """Wei & Ma 2019 Sec. 6: mean_x Σ_i 1(‖J^(i)‖_F² ≥ σ) ‖J^(i)‖_F², J^(i) = ∂ logit margin / ∂ h^(i), over the
+    hidden layers h^(i) (the taps; a tap that is the model's output is not one, as in `wei_ma_complexity`)."""
     needs_taps = True
     def __init__(self, sigma:float=0.1, taps:Sequence[str]|None=None):
         super().__init__()
@@ -567,18 +623,21 @@ class WeiMaRegularizer(Regularizer):
         return names or model_taps(model)
     def capture(self, model):
         self._io, self._bn = {}, []
-        return _stacked(_capture_io(model, self._names(model), self._io), _bn_nodes(model, self._bn))
+        return _stacked(_capture_io(model, self._names(model), self._io, raw=False), _bn_nodes(model, self._bn))
     def __call__(self, model, x, y, logits=None):
         io, bn, self._io, self._bn = self._io, self._bn, None, None
         with torch.enable_grad():
-            if _reuses_forward(model, logits, captured=bool(io)):
-                m = model_output(logits, 'margin', y, check=False)                                   # (B, 1)
+            if _reuses_forward(model, logits, captured=bool(io)): lg = logits
             else:
                 io, bn = {}, bn if logits is not None else None                     # saved statistics: same forward
-                with _capture_io(model, self._names(model), io): _, m = _held_graph(model, x, 'margin', y, bn)
-            names = list(io)
+                with _capture_io(model, self._names(model), io, raw=False):
+                    _, lg = _held_graph(model, x, 'logits', y, bn)
+            m = model_output(lg, 'margin', y, check=logits is None)                              # (B, 1)
+            names = [n for n in io if not _is_tensor(io[n][1], lg)]                              # hidden layers only
             gs = torch.autograd.grad(m.sum(), [io[n][1] for n in names], create_graph=True, allow_unused=True)
-            sq = torch.stack([g.flatten(1).pow(2).sum(1) for g in gs if g is not None])  # (L, B): ‖J^(i)‖_F²
+            gs = [g for g in gs if g is not None]
+            sq = (torch.stack([g.flatten(1).pow(2).sum(1) for g in gs]) if gs                 # (L, B): ‖J^(i)‖_F²
+                  else m.new_zeros(0, len(m)))
             per = (sq * (sq.detach() >= self.sigma)).sum(0)                             # (B,)
         self._last = {'wei_ma': per.detach().mean(), 'wei_ma_active': (sq.detach() >= self.sigma).float().mean()}
         return per.mean()
@@ -592,6 +651,7 @@ def regularized_forward(model:nn.Module,  # the model whose forward is about to 
     "Context for the training forward: yields the input to feed the model, with every regularizer's taps captured."
     xb = x.detach().requires_grad_(True) if any(getattr(r, 'needs_input_grad', False) for r in regs) else x
     with contextlib.ExitStack() as st:
+        if regs: st.enter_context(_one_output(model))                  # a tuple-returning model: the typed refusal
         for r in regs:
             if getattr(r, 'needs_taps', False): st.enter_context(r.capture(model))
         yield xb
@@ -601,6 +661,9 @@ def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|
     if getattr(reg, 'needs_index', False) and idx is None:
         raise ValueError(f"{type(reg).__name__} needs dataset indices (`needs_index`): use a loader yielding "
                          "(x, y, idx), e.g. `DataLoader(TensorDataset(x, y, torch.arange(len(x))), ...)`.")
+    if logits is not None and not isinstance(logits, Tensor):
+        raise UnsupportedModelError(f"The model returned a {type(logits).__name__}, not one logits tensor (B, C): "
+                                    "wrap it so that its forward returns the logits, e.g. `model(x)[0]`.")
     p = reg(model, x, y, logits, **({'idx': idx} if getattr(reg, 'needs_index', False) else {}))
     if not isinstance(p, Tensor) or p.dim() != 0:
         raise ValueError(f"{type(reg).__name__} returned {getattr(p, 'shape', type(p))}: a regularizer must return a "
@@ -615,7 +678,15 @@ REGULARIZERS = {'wd': WeightDecay, 'wd_classifier': lambda **kw: WeightDecay('cl
 def make_regularizer(name:str,  # a key of `REGULARIZERS`
                      **options   # passed to its class, e.g. method='one_hot'
                     ) -> Regularizer:
-    "The regularizer registered as `name`, built with `options`."
+    """The regularizer registered as `name`, built with `options` (the class's arguments):
+    'jr'       R_F, eq. 49 (`JacobianRegularizer`): method='exact'|'one_hot'|'projection', output='probs'|'logits'|
+               'margin'|callable, n_proj=1, dist='sphere'|'gaussian'|'rademacher', generator;
+    'spectral' R_J, eq. 48 (`SpectralJacobianRegularizer`): output, n_iter=1, n_samples, generator;
+    'perlayer' eq. 52 (`PerLayerJacobianRegularizer`): taps, output, method='one_hot'|'exact', unbiased, generator;
+    'lm'       large margin, 2016 eq. 26 (`LargeMarginRegularizer`): vectors='random'|'all', classifier, generator;
+    'weima'    Wei–Ma thresholded Jacobian (`WeiMaRegularizer`): sigma=0.1, taps;
+    'wd'       weight decay Σ‖W‖_F² (`WeightDecay`): which='all'|'classifier', bias=False, classifier;
+    'wd_classifier' `WeightDecay('classifier')`: bias, classifier."""
     if name not in REGULARIZERS:
         raise UserInputError(f"Unknown regularizer {name!r}: choose from {', '.join(REGULARIZERS)}.")
     return REGULARIZERS[name](**options)
