@@ -332,7 +332,7 @@ def _load_opt_state(opt:torch.optim.Optimizer, sd:dict):
 def _flag(reg, name:str) -> bool: return bool(getattr(reg, name, False))
 
 def _check_regs(regs) -> list:
-    "Validate `(reg, factor)` pairs, `reg` a regularizer or a registered name (`(name, factor, options)` too); name them."
+    "Validate `(reg, factor)` pairs, `reg` a regularizer or a registered name (also `(name, factor, options)`)."
     out, names = [], []
     for p in regs:
         if isinstance(p, (tuple, list)) and len(p) in (2, 3) and isinstance(p[0], str):
@@ -386,9 +386,10 @@ class Learner:
     and dtype. `lr` is required unless `schedule` (a function of the epoch, e.g. `step_schedule`) is given.
     `regularizers`: `(reg, factor)` pairs, `reg` a regularizer or a name registered in
     `jacmargin.regularizers.REGULARIZERS` (e.g. 'jr', 'spectral', 'perlayer', 'wd'; the dict lists them all), also
-    `(name, factor, options)` with the options of `make_regularizer`. A regularizer is called `reg(model, x, y, logits[, idx=])` and returns the batch
-    mean; one with `needs_taps` has `capture(model)`, a context manager the learner enters around its training
-    forward so that the regularizer records the layer inputs and outputs it needs there (no second forward).
+    `(name, factor, options)` with the options of `make_regularizer`. A regularizer is called
+    `reg(model, x, y, logits[, idx=])` and returns the batch mean; one with `needs_taps` has `capture(model)`, a
+    context manager the learner enters around its training forward so that the regularizer records the layer inputs
+    and outputs it needs there (no second forward).
     `opt`: 'sgd' (momentum 0.9, the papers'), 'adam', 'adamw' or a callable `opt(params, lr=...)`. `device`: move
     the model there first. `autocast='bf16'`: bf16 forward and losses. `cuda_graph=True` (a CUDA model): the step is
     captured in a CUDA graph and replayed."""
@@ -610,7 +611,7 @@ class _CudaGraph:
             cur.wait_stream(self.stream)
     def capture(self, fn):
         "Record `fn` in a new graph; if the capture fails: no graph kept, the current stream restored, error raised."
-        self.graph, g = None, torch.cuda.CUDAGraph()          # an instance that has begun a capture cannot begin another
+        self.graph, g = None, torch.cuda.CUDAGraph()     # an instance that began a capture cannot begin another
         with torch.cuda.device(self.device):
             torch.cuda.synchronize(self.device)
             with torch.cuda.stream(self.stream):              # exits (restoring the stream) however the capture ends
