@@ -43,8 +43,9 @@ EXTRA_CSS = """\
 .jupyter-wrapper .jp-RenderedMarkdown a[target="_blank"] { font-size: smaller; }
 .jupyter-wrapper .jp-RenderedMarkdown h3 { margin-top: 0.4em; }
 .md-typeset .jupyter-wrapper blockquote { color: var(--md-default-fg-color--light); }
-/* code blocks in markdown cells keep their lines (a wrapped comment reads as code); a long one scrolls */
-.jupyter-wrapper .jp-RenderedMarkdown .highlight pre { white-space: pre; overflow-x: auto; }
+/* markdown cells' code blocks: the code cells' font, lines kept (a wrapped comment reads as code), long ones scroll */
+.jupyter-wrapper .jp-RenderedMarkdown .highlight pre { white-space: pre; overflow-x: auto;
+  font-size: var(--jp-code-font-size, 13px); line-height: var(--jp-code-line-height, 1.3077); }
 """
 
 
