@@ -339,6 +339,7 @@ def readme_text() -> str:
     c.TagRemovePreprocessor.enabled = True
     c.TagRemovePreprocessor.remove_input_tags = {HIDE_INPUT_TAG}
     for i, cell in enumerate(nb['cells']): cell.setdefault('id', f'readme-{i}')
+    nb['metadata'].setdefault('language_info', {'name': 'python'})      # code fences as ```python
     body, res = MarkdownExporter(config=c).from_notebook_node(nbformat.reads(json.dumps(nb), as_version=4))
     if res.get('outputs'):
         raise SystemExit(f'docs: {src.name} has outputs that Markdown cannot hold ({", ".join(res["outputs"])}): '
