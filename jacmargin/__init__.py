@@ -7,9 +7,9 @@ __all__ = ['seed_everything', 'default_device', 'full_precision', 'reduced_preci
            'jacobian_spectral_norm', 'operator_norm', 'fold_batchnorm', 'lipschitz_bound', 'score', 'output_margin',
            'input_margin', 'margin_lower_bounds', 'JacobianRegularizer', 'SpectralJacobianRegularizer',
            'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'WeiMaRegularizer', 'WeightDecay',
-           'multiclass_hinge_loss', 'compute_measures', 'jacobian_stats', 'MEASURES', 'load_dataset', 'DATASETS',
-           'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError', 'UnsupportedModelError', 'make_model',
-           'MODELS', 'Learner', 'Run', 'run', 'run_grid']
+           'multiclass_hinge_loss', 'make_regularizer', 'compute_measures', 'jacobian_stats', 'MEASURES',
+           'load_dataset', 'DATASETS', 'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError',
+           'UnsupportedModelError', 'make_model', 'MODELS', 'Learner', 'Run', 'run', 'run_grid']
 
 # %% ../nbs/16_api.ipynb #50073e29
 __version__ = "0.1.0"
@@ -33,7 +33,8 @@ from .jacobian import jacobian_frobenius_sq, jacobian_spectral_norm
 from .operators import operator_norm, fold_batchnorm, lipschitz_bound
 from .margins import score, output_margin, input_margin, margin_lower_bounds
 from .regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
-                                    LargeMarginRegularizer, WeiMaRegularizer, WeightDecay, multiclass_hinge_loss)
+                                    LargeMarginRegularizer, WeiMaRegularizer, WeightDecay, multiclass_hinge_loss,
+                                    make_regularizer)
 from .measures import compute_measures, jacobian_stats, MEASURES
 from .data import load_dataset, DATASETS, ArrayDataset, TensorLoader, JacmarginError, UserInputError
 from .core import UnsupportedModelError
@@ -58,7 +59,8 @@ _all_ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precisi
          'fold_batchnorm', 'lipschitz_bound',
          'score', 'output_margin', 'input_margin', 'margin_lower_bounds',
          'JacobianRegularizer', 'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer',
-         'WeiMaRegularizer', 'WeightDecay', 'multiclass_hinge_loss', 'compute_measures', 'jacobian_stats', 'MEASURES',
+         'WeiMaRegularizer', 'WeightDecay', 'multiclass_hinge_loss', 'make_regularizer', 'compute_measures',
+         'jacobian_stats', 'MEASURES',
          'load_dataset', 'DATASETS', 'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError',
          'UnsupportedModelError',
          'make_model', 'MODELS', 'Learner', 'Run', 'run', 'run_grid']
