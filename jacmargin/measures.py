@@ -40,6 +40,13 @@ def _check_model(model:nn.Module, x:Tensor|None=None):
     check_measure_dtype(model_dtype(model))
     if x is not None: check_measure_dtype(x.dtype, 'input')
 
+def _logits(out) -> Tensor:
+    "The model's output if it is one tensor, else the typed refusal (the measures need one logits tensor)."
+    if not isinstance(out, Tensor):
+        raise UnsupportedModelError(f"The model returned a {type(out).__name__}, not one logits tensor (N, C): wrap it "
+                                    "so that its forward returns the logits, e.g. `model(x)[0]`.")
+    return out
+
 def _eval_logits(model:nn.Module, x:Tensor, batch_size:int=1024) -> Tensor:
     """Logits (N, C) of `model` in eval mode, batched, without a
     graph; each batch a copy that in-place layers may change."""
@@ -47,7 +54,7 @@ def _eval_logits(model:nn.Module, x:Tensor, batch_size:int=1024) -> Tensor:
     _check_model(model, x)
     with preserved(model), torch.no_grad():
         model.eval()
-        return torch.cat([model(x[s].clone()) for s in _batches(len(x), batch_size)])
+        return torch.cat([_logits(model(x[s].clone())) for s in _batches(len(x), batch_size)])
 
 # %% ../nbs/06_measures.ipynb #c2c7f334
 @measurement
@@ -145,14 +152,14 @@ def _pool_scale(m:nn.Module, p:float):
         else:
             si, so = inp[0].shape[2:], out.shape[2:]
             if any(a % b for a, b in zip(si, so)):
-                raise ValueError(f"{type(mod).__name__}: input {tuple(si)} is not a multiple of output {tuple(so)}: "
-                                 "windows differ in size.")
+                raise UndefinedMeasureError(f"{type(mod).__name__}: input {tuple(si)} is not a multiple of output "
+                                            f"{tuple(so)}: windows differ in size, the path norm needs one weight 1/n.")
             n = math.prod(a // b for a, b in zip(si, so))
         return out * float(n) ** (1 - p)
     if isinstance(m, nn.modules.pooling._AvgPoolNd) and ((m.padding != 0 and not m.count_include_pad)
                                                          or m.divisor_override):
-        raise ValueError(f"{type(m).__name__} with count_include_pad=False or divisor_override: window weights vary; "
-                         "unsupported.")
+        raise UndefinedMeasureError(f"{type(m).__name__} with count_include_pad=False or divisor_override: window "
+                                    "weights vary, the path norm needs one weight 1/n per window.")
     return m.register_forward_hook(hook)
 
 # %% ../nbs/06_measures.ipynb #7767b62e
@@ -168,8 +175,10 @@ def _powered(model:nn.Module, input_shape, p:float, bias:bool=True) -> nn.Module
         elif isinstance(mod, (nn.modules.pooling._AvgPoolNd, nn.modules.pooling._AdaptiveAvgPoolNd)):
             _pool_scale(mod, p)
         elif not isinstance(mod, _PASS):
-            raise TypeError(f"Path norms need a ReLU network of plain Linear/Conv layers and pooling; '{name}' is "
-                            f"{type(mod).__name__}. Fold batch norm, replace it, or drop this measure.")
+            raise UndefinedMeasureError(
+                f"Path norms are defined for ReLU networks of plain Linear/Conv layers and pooling; '{name}' is "
+                f"{type(mod).__name__}, whose share of a path is no product of weights. Fold batch norm, replace the "
+                "layer, or drop this measure (compute_measures(..., undefined='nan') reports it as NaN).")
     return m
 
 # %% ../nbs/06_measures.ipynb #79219468
@@ -409,7 +418,7 @@ def wei_ma_complexity(model:nn.Module, x:Tensor, y:Tensor, taps:Sequence[str]|No
         model.eval()
         for s in _batches(len(x), batch_size):
             xb = x[s].detach().requires_grad_(True).clone()                        # a copy in-place layers may write to
-            with record_taps(model, taps) as h: logits = model(xb)
+            with record_taps(model, taps) as h: logits = _logits(model(xb))
             used = [t for t in taps if not _is_output(h[t], logits)]
             gam = model_output(logits, 'margin', y[s])[:, 0]                       # (B,)
             gs = torch.autograd.grad(gam.sum(), [h[t] for t in used])
@@ -485,7 +494,17 @@ class _Ctx:
     def margins(self): return self.get('m', lambda: output_margins(self.model, self.x, self.y, batch_size=self.bs))
     @property
     def gamma(self): return margin_percentile(self.margins, self.eps).item()
-    def per_gamma2(self, v): return float(v) / self.gamma ** 2
+    @property
+    def gamma_pos(self):
+        "γ for the measures divided by γ²: undefined where γ ≤ 0 (an ε-fraction of the training set misclassified)."
+        g = self.gamma
+        if not g > 0:
+            raise UndefinedMeasureError(
+                f"The margin γ = {g:.4g} (the {self.eps:g}-percentile of the training margins) is not positive: at least "
+                "that fraction of the training points is misclassified or on the boundary, so a capacity divided by "
+                "γ² is undefined. Fit the training set, or pass a larger `eps`.")
+        return g
+    def per_gamma2(self, v): return float(v) / self.gamma_pos ** 2
     @property
     def jac(self): return self.get('j', lambda: jacobian_stats(self.model, self.x_eval, batch_size=self.bs))
     @property
@@ -509,7 +528,7 @@ MEASURES: dict[str, Callable] = {
     'margin': lambda c: c.gamma,
     'margin_min': lambda c: margin_percentile(c.margins, 0.).item(),
     'score_margin': lambda c: margin_percentile(output_margins(c.model, c.x, c.y, 'score', c.bs), c.eps).item(),
-    'inv_margin_sq': lambda c: 1 / c.gamma ** 2,
+    'inv_margin_sq': lambda c: 1 / c.gamma_pos ** 2,
     'l2': lambda c: c.per_gamma2(frobenius_product(c.model, c.shape, c.constants)),
     'l1_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 1) ** 2
                                       * (4. ** len(_forward_ops(c.model, c.shape)) if c.constants else 1)),
@@ -538,7 +557,7 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) �
                      **kw                            # eps, alpha, sharpness_steps, pac_target, pac_rtol, seed, ...
                     ) -> dict:
     "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y), as a dict."
-    names = list(MEASURES) if names is None else list(names)
+    names = list(MEASURES) if names is None else [names] if isinstance(names, str) else list(names)
     bad = [n for n in names if n not in MEASURES]
     if bad: raise ValueError(f"Unknown measures {bad}; available: {list(MEASURES)}.")
     if 'pac_bayes_kl' in names and 'pac_bayes_kl_se' not in names:        # a Monte Carlo value comes with its error
