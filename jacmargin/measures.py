@@ -500,9 +500,9 @@ class _Ctx:
         g = self.gamma
         if not g > 0:
             raise UndefinedMeasureError(
-                f"The margin γ = {g:.4g} (the {self.eps:g}-percentile of the training margins) is not positive: at least "
-                "that fraction of the training points is misclassified or on the boundary, so a capacity divided by "
-                "γ² is undefined. Fit the training set, or pass a larger `eps`.")
+                f"The margin γ = {g:.4g} (the {self.eps:g}-percentile of the training margins) is not positive: at "
+                "least that fraction of the training points is misclassified or on the boundary, so a capacity divided "
+                "by γ² is undefined. Fit the training set, or pass a larger `eps`.")
         return g
     def per_gamma2(self, v): return float(v) / self.gamma_pos ** 2
     @property
@@ -581,7 +581,7 @@ def measure_table(runs:dict, names:Sequence[str]|None=None, **kw) -> pd.DataFram
                          for k, r in runs.items()}).T
 
 # %% ../nbs/06_measures.ipynb #b7c8d901
-MEASURE_INFO = pd.DataFrame([   # one row per key of MEASURES: what it is, its formula and source, its unit, its direction
+MEASURE_INFO = pd.DataFrame([   # one row per key of MEASURES: what it is, formula and source, unit, direction
     ('margin', 'output margin γ: ε-percentile (eps=0.05) of f_y − max_{j≠y} f_j over the training set (logits)',
      'Neyshabur et al. 2017, Sec. 2.2', 'logit units', 'larger = simpler'),
     ('margin_min', 'smallest output margin over the training set (ε = 0)', 'Neyshabur et al. 2017, Sec. 2.2',
