@@ -234,7 +234,7 @@ def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=Fal
                 f"`{n}` ran twice in one forward (a module used twice): its term is defined for a module used once. "
                 "Pass `taps=` naming modules called once, give each use its own module, or use 'jr' / 'spectral'.")
         store[n] = (inp[0], get_gradient_edge(out) if out.requires_grad else out, getattr(m, 'weight', None))
-        made[n] = (out, out._version)
+        if exact: made[n] = (out, out._version)                 # only then: a reference keeps the output's memory
     def check(m, inp, out, n):
         if out is not made[n][0] or out._version != made[n][1]:
             raise UnsupportedModelError(
