@@ -17,8 +17,8 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.parallel import DistributedDataParallel
 from fastcore.basics import patch
-from .core import (seed_everything, model_device, model_dtype, check_batch, check_labels, preserved, progress_bar,
-                            check_model_input, step_capture, UserInputError)
+from .core import (seed_everything, model_device, model_dtype, check_batch, check_labels, preserved,
+                            progress_bar, check_model_input, step_capture, UserInputError, UnsupportedModelError)
 from .regularizers import regularized_forward, penalty, make_regularizer, REGULARIZERS
 
 # %% auto #0
@@ -130,6 +130,14 @@ def _autocast(device:torch.device, mode:str|None, cache:bool=True):
     return torch.autocast(device.type, dtype=torch.bfloat16, cache_enabled=cache)
 
 # %% ../nbs/12_learner.ipynb #21612474
+def _logits(out) -> Tensor:
+    "The model's output if it is one tensor, the logits (B, C); else the typed refusal (a tuple, a dict, ...)."
+    if isinstance(out, Tensor): return out
+    raise UnsupportedModelError(
+        f"The model returned a {type(out).__name__}, not one logits tensor (B, C): the Learner's loss, accuracy and "
+        "regularizers take the logits. Fix: return only the logits from `forward`, or wrap the model in a module "
+        "whose forward returns them, e.g. `return self.model(x)[0]`.")
+
 def evaluate(model:nn.Module, data, loss_func:Callable=F.cross_entropy, batch_size:int=1024,
              autocast:str|None=None) -> dict:
     "Accuracy and mean loss of `model` in eval mode (no grad) on a loader, `(x, y)` tensors or a dataset (`.x`, `.y`)."
@@ -143,7 +151,7 @@ def evaluate(model:nn.Module, data, loss_func:Callable=F.cross_entropy, batch_si
             x, y, _ = _unpack(batch)
             x = _check_x(x).to(dev, dt, non_blocking=True)
             y = check_labels(y, len(x)).to(dev, non_blocking=True)
-            logits = model(x)
+            logits = _logits(model(x))
             loss += loss_func(logits.float(), y).double() * len(y)   # loss_func returns the batch mean
             correct += (logits.argmax(1) == y).sum()
             n += len(y)
@@ -464,7 +472,8 @@ def _step(self:Learner, events:bool=True):
     "Forward (with taps), data loss, regularizers, backward and optimizer step; sets `logits`, `loss`, `penalties`."
     regs = [r for _, (r, _f) in self.regs]
     with _autocast(self.device, self.autocast, cache=not self.cuda_graph):
-        with regularized_forward(self.raw, self.xb, regs) as self.xb: self.logits = self.model(self.xb)   # taps
+        with regularized_forward(self.raw, self.xb, regs) as self.xb:                     # taps captured
+            self.logits = _logits(self.model(self.xb))
         self.data_loss = self.loss_func(self.logits, self.yb)
         if events: self._cb('after_pred')
         self.penalties = [penalty(r, self.raw, self.xb, self.yb, self.logits, self.ib) for r in regs]
