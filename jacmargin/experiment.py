@@ -400,6 +400,13 @@ def provenance(records:Sequence[dict], name:str='', scale:str|None=None) -> dict
 SMOKE_NOTE = ("> **Smoke run** (scale 'smoke'): a few samples and epochs that only check the code path. "
               "Accuracies near chance (10 % for 10 classes) are expected here; the numbers mean nothing.\n\n")
 
+def _source_md(v) -> str:
+    "Data sources (one, or a list) as markdown, each path as code: `$JACMARGIN_DATA/...` must not be read as TeX."
+    def code(s):
+        head, sep, path = s.rpartition(': ')
+        return f"{head}{sep}`{path}`" if sep and path.startswith(('$', '…', '/', '~')) else s
+    return ' / '.join(map(code, [v] if isinstance(v, str) else v))
+
 def provenance_markdown(p:dict) -> str:
     "The provenance of a results folder as a short markdown block (the foot of `table.md`)."
     j = lambda xs: ', '.join(map(str, xs)) or '-'
@@ -410,7 +417,7 @@ def provenance_markdown(p:dict) -> str:
              f"- runs: {p['runs']}" + (f", finished {fin[0]} … {fin[1]}" if fin else '')
              + (f"; on {j(dev)}" if dev else '') + (f"; {j(ver)}" if ver else ''),
              f"- seeds {j(p['seeds'])} · training-set sizes {j(p['sizes'])} · epochs {j(p['epochs'])}"]
-    lines += [f"- data: {k}: {v if isinstance(v, str) else ' / '.join(v)}" for k, v in p['data'].items()]
+    lines += [f"- data: {k}: {_source_md(v)}" for k, v in p['data'].items()]
     return '\n'.join(lines) + '\n'
 
 # %% ../nbs/13_experiment.ipynb #2db041d3
