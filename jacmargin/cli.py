@@ -92,8 +92,8 @@ EXPERIMENT_INFO = {
         {'*': ('cifar10',)}, {'smoke': 5, 'paper': None}),
     'zoo': _I(
         "Which measure predicts generalization: a grid of small MLPs and CNNs on MNIST trained to the same loss, every "
-        "generalization measure of the package ranked by Kendall tau and granulated Psi against the gap (--scale cpu-v1: "
-        "the first CPU grid, whose ranking is committed).",
+        "generalization measure of the package ranked by Kendall tau and granulated Psi against the gap (--scale "
+        "cpu-v1: the first CPU grid, whose ranking is committed).",
         {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-v1': None, 'paper': None}),
     'zoo-fashion': _I(
         "The zoo on Fashion-MNIST (--scale cpu: weight decay, Jacobian factor and training-set size rescaled so the "

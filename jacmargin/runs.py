@@ -369,7 +369,8 @@ def run(cfg:Run,               # the run
     "Train and evaluate one `Run`; return the statistics `cfg.stats` as a JSON-ready dict (and the model)."
     if unknown := [s for s in cfg.stats if s not in STATS]:
         raise UserInputError(f"Unknown statistics {unknown}: choose from {', '.join(STATS)}.")
-    if on_diverge not in ('raise', 'record'): raise UserInputError(f"on_diverge={on_diverge!r}: use 'raise' or 'record'.")
+    if on_diverge not in ('raise', 'record'):
+        raise UserInputError(f"on_diverge={on_diverge!r}: use 'raise' or 'record'.")
     if cuda_graph is None: cuda_graph = os.environ.get('JACMARGIN_CUDA_GRAPH') == '1'     # set by `run --cuda_graph`
     device = torch.device(device) if device else default_device()
     train, measure, ev = run_data(cfg, root)
