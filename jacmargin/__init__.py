@@ -30,7 +30,8 @@ if _os.path.basename(_sys.argv[0] or '') in ('jacmargin', 'jacmargin.exe'):
 # %% ../nbs/16_api.ipynb #61013b33
 from .core import seed_everything, default_device, full_precision, reduced_precision
 from .jacobian import jacobian_frobenius_sq, jacobian_spectral_norm
-from .operators import operator_norm, fold_batchnorm, lipschitz_bound
+from .operators import operator_norm, fold_batchnorm
+from .certify import lipschitz_bound
 from .margins import score, output_margin, input_margin, margin_lower_bounds
 from .regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
                                     LargeMarginRegularizer, WeiMaRegularizer, WeightDecay, multiclass_hinge_loss,

@@ -12,7 +12,7 @@ from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
                             UserInputError, check_model_input, warn_pixel_range)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
-from .operators import lipschitz_bound, norm_product
+from .certify import lipschitz_bound, norm_product
 
 # %% auto #0
 __all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds']
