@@ -33,10 +33,13 @@ import yaml
 IMAGE_EXTS = {'.png', '.jpg', '.jpeg', '.gif', '.svg', '.webp'}
 HIDE_INPUT_TAG = 'hide-input'
 MATHJAX_URL = 'assets/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full'
-# MathJax 2 reads `window.MathJax` as its configuration when it loads; the package ships STIX-Web web fonts only
+# MathJax 2 reads `window.MathJax` as its configuration when it loads; the package ships STIX-Web web fonts only.
+# mkdocs-jupyter keeps each code cell's source a second time, as text in a hidden <div class="clipboard-copy-txt">
+# that the copy button copies: MathJax must not typeset it (a `$` pair in code became a formula, or a TeX error, and
+# the copied code came out mangled). mkdocs-jupyter's own Hub.Config later adds its delimiters; ignoreClass stays.
 MATHJAX_CONFIG = """<script>
 window.MathJax = {"HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web", imageFont: null},
-                  messageStyle: "none"};
+                  tex2jax: {ignoreClass: "tex2jax_ignore|clipboard-copy-txt"}, messageStyle: "none"};
 </script>"""
 EXTRA_CSS = """\
 /* show_doc: the source link floats right of the signature, as on the Quarto site */

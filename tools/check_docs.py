@@ -345,6 +345,7 @@ _re_formula = re.compile(r'<span class="MathJax[^"]*" id="MathJax-Element-(\d+)-
                          r'<script type="math/tex[^"]*" id="MathJax-Element-\1">(.*?)</script>', re.S)
 _re_math_error = re.compile(r'class="noError|class="MathJax_Error|<merror|&lt;merror|mathcolor="red"')
 _re_tag = re.compile(r'<(script|style|pre|code|textarea)\b.*?</\1>', re.S | re.I)
+_re_copy = re.compile(r'<div class="clipboard-copy-txt"[^>]*>.*?</div>', re.S)
 
 
 def check_math(site: Path, url: str, page: Path, budget_ms: int = 30000) -> tuple[dict, list[str]]:
@@ -366,7 +367,9 @@ def check_math(site: Path, url: str, page: Path, budget_ms: int = 30000) -> tupl
     if n_tex and not stats['stix']: errs.append(f'equations: {rel}: formulas not set in the STIX-Web fonts')
     # TeX left in the text: math delimiters outside code, scripts and typeset formulas
     body = dom.split('<article', 1)[-1].split('</article>', 1)[0]
-    text = re.sub(r'<[^>]+>', ' ', _re_tag.sub(' ', body))
+    copies = _re_copy.findall(body)                # code cells' hidden copy-button text: code, never typeset
+    if any('MathJax' in c for c in copies): errs.append(f'equations: {rel}: MathJax typeset code in a copy-button text')
+    text = re.sub(r'<[^>]+>', ' ', _re_tag.sub(' ', _re_copy.sub(' ', body)))
     left = re.findall(r'\$\$.+?\$\$|(?<![\\\w])\$[^$\s][^$]*?\$|\\\(.+?\\\)|\\\[.+?\\\]', text, re.S)
     if left:
         stats['untypeset'] = len(left)
