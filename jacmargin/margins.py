@@ -12,7 +12,7 @@ from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
                             UserInputError, check_model_input, warn_pixel_range)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
-from .certify import lipschitz_bound, norm_product
+from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product
 
 # %% auto #0
 __all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds']
@@ -361,7 +361,7 @@ def _bounds_of(model:nn.Module, shape:tuple, norms) -> tuple[float, float]:
     """(log L₂, log L_F): natural logs of the Lipschitz bounds of the logits, over the graph,
     or from `norms` (two numbers, or a chain's layer table)."""
     if norms is None:
-        return lipschitz_bound(model, shape, log=True), lipschitz_bound(model, shape, 'frobenius', log=True)
+        return lipschitz_log_bounds(model, shape)                            # one export, both kinds
     if isinstance(norms, pd.DataFrame):                                     # a product: checked to be a chain
         return (norm_product(model, shape, 'spectral', norms, log=True),
                 norm_product(model, shape, 'frobenius', norms, log=True))
