@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_measures.ipynb #ddb252d5
 from __future__ import annotations
-import copy, itertools, math, time, warnings
+import copy, itertools, math, operator, re, time, warnings
 from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
@@ -15,7 +15,8 @@ from torch.func import functional_call
 from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved,
     record_taps, model_taps, model_dtype, model_device, UnsupportedModelError)
 from .jacobian import jacobian, model_output
-from .operators import fold_batchnorm, operator_norm
+from .operators import fold_batchnorm, operator_norm, conv_norm_certified
+from .certify import export_program
 
 # %% auto #0
 __all__ = ['MEASURES', 'MEASURE_INFO', 'UndefinedMeasureError', 'output_margins', 'margin_percentile', 'frobenius_product',
@@ -89,8 +90,6 @@ def margin_percentile(margins:Tensor,  # per-sample margins (m,)
     return margins.kthvalue(_percentile_rank(len(margins), eps)).values
 
 # %% ../nbs/06_measures.ipynb #61b3bdcc
-_OPS = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)
-
 def _folded(model:nn.Module, input_shape) -> nn.Module:
     """An eval-mode copy of `model` with batch norm folded into
     the preceding Linear/Conv (Neyshabur et al. 2017, App. A)."""
@@ -99,20 +98,120 @@ def _folded(model:nn.Module, input_shape) -> nn.Module:
     has_bn = any(isinstance(b, nn.modules.batchnorm._BatchNorm) for b in m.modules())
     return fold_batchnorm(m, input_shape).eval() if has_bn else m
 
-def _forward_ops(model:nn.Module, input_shape) -> list[tuple[str, nn.Module, tuple, int]]:
-    """(name, module, per-sample input shape, h = output units) of
-    each Linear/Conv call of one eval forward pass, in order."""
-    rec, hooks = [], [m.register_forward_hook(
-                          lambda m, i, o, n=n: rec.append((n, m, tuple(i[0].shape[1:]), o[0].numel())))
-                      for n, m in model.named_modules() if isinstance(m, _OPS)]
-    x = torch.zeros(1, *input_shape, dtype=model_dtype(model), device=model_device(model))
-    try:
-        with preserved(model), torch.no_grad():
-            model.eval()
-            model(x)
-    finally:
-        for h in hooks: h.remove()
-    if not rec: raise ValueError("The model has no Linear/Conv layer: there are no weights to take norms of.")
+def _program(model:nn.Module, input_shape) -> tuple:
+    "(core-ATen program, sample batch) of the BN-folded eval copy of `model`: what the weight measures walk."
+    return export_program(_folded(model, tuple(input_shape)), tuple(input_shape))
+
+_LIN = {'addmm', 'mm', 'convolution'}                         # linear maps with weights: their weights
+_BN = '_native_batch_norm_legit_no_training'                  # eval batch norm: the diagonal s = γ/√(var + ε)
+_AVG = {'mean', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d', '_adaptive_avg_pool2d', '_adaptive_avg_pool3d'}
+_SAME = set(('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose expand slice '
+             'select index_select cat stack split split_with_sizes unbind constant_pad_nd reflection_pad1d '
+             'reflection_pad2d reflection_pad3d replication_pad1d replication_pad2d replication_pad3d repeat flip roll '
+             'upsample_nearest1d upsample_nearest2d upsample_nearest3d pixel_shuffle pixel_unshuffle sum getitem '
+             'max_pool1d max_pool2d max_pool1d_with_indices max_pool2d_with_indices max_pool3d_with_indices '
+             'adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d').split())
+_ACT = set(('relu tanh sigmoid gelu silu mish hardtanh hardswish hardsigmoid leaky_relu elu softplus clamp clamp_min '
+            'clamp_max abs _prelu_kernel _softmax _log_softmax').split())   # elementwise activations (and softmax)
+_NONLIN = {'native_layer_norm': "LayerNorm divides by the input's own statistics",
+           'native_group_norm': "GroupNorm divides by the input's own statistics"}
+_SYM = {'_assert_tensor_metadata', 'sym_size', 'sym_numel', 'sym_stride', '_assert_scalar',
+        'sym_constrain_range_for_size'}   # shape bookkeeping: no value
+
+def _opname(n) -> str:
+    "The ATen op name (overload packet) of a call node; 'getitem' for tuple indexing."
+    if n.target is operator.getitem: return 'getitem'
+    p = getattr(n.target, 'overloadpacket', None)
+    return getattr(p, '__name__', getattr(n.target, '__name__', str(n.target)))
+
+def _loc(n) -> str:
+    "The node's op, module and source line, for a refusal."
+    st = list((n.meta.get('nn_module_stack') or {}).values())
+    tr = re.findall(r'File "([^"]+)", line (\d+), in \w+\n\s*(.*)', n.meta.get('stack_trace') or '')
+    tr = [t for t in tr if '/torch/' not in t[0]] or tr
+    typ = re.sub(r"[^\w]", '', str(st[-1][1]).split('.')[-1]) if st else ''
+    mod = f" in '{st[-1][0]}' ({typ})" if st and st[-1][0] else ''
+    return (f"aten.{_opname(n)}{mod}"
+            + (f" at {tr[-1][0]}:{tr[-1][1]} (`{tr[-1][2].strip()}`)" if tr else ''))
+
+# %% ../nbs/06_measures.ipynb #db4d2255
+def _run(ep, x:Tensor, visit:Callable) -> Tensor:
+    """Run program `ep` on `x` in float64; each input-dependent node's value is `visit(name, node, args, kwargs,
+    deps)` (deps: which args depend on the input), every other node runs as it is."""
+    sig = ep.graph_signature
+    consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
+    named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
+             **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    f64 = lambda v: v.detach().double() if isinstance(v, Tensor) and v.is_floating_point() else v
+    env, dep = {}, {}
+    for n in ep.graph.nodes:
+        if n.op == 'placeholder':
+            dep[n] = n.name == sig.user_inputs[0]
+            env[n] = f64(x if dep[n] else consts[named[n.name]])
+        elif n.op == 'output':
+            outs = [a for a in n.args[0] if isinstance(a, torch.fx.Node) and a.name in sig.user_outputs]
+            if len(outs) != 1: raise UnsupportedModelError(
+                f"The model returns {len(outs)} outputs, not one logits tensor (N, C): wrap it so that its forward "
+                "returns the logits, e.g. `model(x)[0]`.")
+            return env[outs[0]]
+        else:
+            a, kw = (torch.fx.node.map_arg(v, env.__getitem__) for v in (n.args, n.kwargs))
+            name, dep[n] = _opname(n), any(dep[v] for v in n.all_input_nodes)
+            if name == '_to_copy' and _fl(a[0]): env[n] = a[0].clone()       # casts: the walk stays in float64
+            elif dep[n] and name not in _SYM:
+                env[n] = visit(name, n, a, kw, [_ndep(v, dep) for v in n.args])  # input-dependent nodes per argument
+            else: env[n] = torch.fx.node.map_aggregate(n.target(*a, **kw), f64)
+
+def _fl(v) -> bool: return isinstance(v, Tensor) and v.is_floating_point()
+def _ndep(v, dep:dict) -> int:
+    "How many input-dependent nodes an argument holds (a list of tensors: each)."
+    if isinstance(v, (list, tuple)): return sum(_ndep(u, dep) for u in v)
+    return int(isinstance(v, torch.fx.Node) and dep[v])
+
+# %% ../nbs/06_measures.ipynb #ef5eb838
+def _bn_affine(a) -> tuple[Tensor, Tensor]:
+    "(s, t) of an eval batch norm node's args (x, γ, β, mean, var, momentum, ε): y = s x + t per channel."
+    s = 1 / torch.sqrt(a[4] + float(a[6]))
+    s = s * a[1] if a[1] is not None else s
+    return s, (a[2] if a[2] is not None else torch.zeros_like(s)) - s * a[3]
+
+def _merge(n, d:list):
+    "Refuse a node that joins two input-dependent tensors: a product of layer norms bounds nothing there."
+    if sum(d) > 1:
+        raise UndefinedMeasureError(
+            f"{_loc(n)} joins two input-dependent paths (a skip connection, a concatenation or a product): a product "
+            "of layer norms is no capacity of such a network (Neyshabur et al. 2017 define it for chains). Use "
+            "`path_norm`, or drop this measure (compute_measures(..., undefined='nan') reports it as NaN).")
+
+def _weights_visit(rec:list):
+    "A `_run` visitor that records each weight layer's factor in `rec` and computes the node as it is."
+    def visit(name, n, a, kw, d):
+        _merge(n, d)
+        out = n.target(*a, **kw)
+        if name in _LIN:
+            if not d[name == 'addmm']:
+                raise UndefinedMeasureError(f"{_loc(n)}: its weight depends on the input; it has no weight norm.")
+            w = a[1] if name == 'convolution' else a[-1].T                 # Linear: (out, in)
+            rec.append(dict(kind='conv' if name == 'convolution' else 'linear', w=w, h=out[0].numel(), node=n,
+                            args=a, in_shape=tuple(a[0].shape[1:]), out_shape=tuple(out.shape[1:])))
+        elif name == _BN: rec.append(dict(kind='diag', w=_bn_affine(a)[0], node=n))
+        elif name in ('mul', 'div'):
+            c = torch.as_tensor(a[1 - d.index(1)] if len(a) > 1 else kw['other'], dtype=torch.float64)
+            rec.append(dict(kind='scale', w=(1 / c if name == 'div' else c).reshape(-1), node=n))
+        elif name in _NONLIN: raise UndefinedMeasureError(f"{_loc(n)}: {_NONLIN[name]}; it is no linear map with "
+                                                          "weights, so the norm product does not cover it.")
+        elif not (name in _SAME or name in _AVG or name in _ACT or name in ('add', 'sub', 'rsub', 'neg')):
+            raise UndefinedMeasureError(f"{_loc(n)}: no rule of the weight norms covers this op.")
+        return out
+    return visit
+
+def _weight_layers(model:nn.Module, input_shape, prog=None) -> list[dict]:
+    "The weight layers of the model's program in order: linear maps, unfolded batch norms, constant scalings."
+    ep, x = _program(model, input_shape) if prog is None else prog
+    rec = []
+    with torch.no_grad(): _run(ep, x, _weights_visit(rec))
+    if not any(r['kind'] in ('linear', 'conv') for r in rec):
+        raise UndefinedMeasureError("The model has no Linear/Conv layer: there are no weights to take norms of.")
     return rec
 
 # %% ../nbs/06_measures.ipynb #495a3ce2
@@ -121,65 +220,91 @@ def frobenius_product(model:nn.Module,       # the classifier: (B, *x) → logit
                       input_shape,           # per-sample input shape, e.g. (1, 28, 28)
                       constants:bool=False   # multiply by the bound's constant 4^d
                      ) -> Tensor:
-    """Π_i ‖W_i‖_F² over the (BN-folded) model's Linear/Conv
-    weights, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."""
-    ops = _forward_ops(_folded(model, input_shape), tuple(input_shape))
-    out = torch.stack([m.weight.detach().double().pow(2).sum() for _, m, _, _ in ops]).prod()
-    return out * 4. ** len(ops) if constants else out
+    """Π_i ‖W_i‖_F² over the weight layers of the (BN-folded) model's
+    program, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."""
+    rec = _weight_layers(model, input_shape)
+    out = torch.stack([r['w'].pow(2).sum() for r in rec]).prod()
+    return out * 4. ** sum(r['kind'] in ('linear', 'conv') for r in rec) if constants else out
 
 # %% ../nbs/06_measures.ipynb #cb2de097
+def _spectral(r:dict, dtype) -> float:
+    "‖W‖₂ of one weight layer: the operator on its input shape for a convolution (`operator_norm`)."
+    if r['kind'] == 'linear': return torch.linalg.matrix_norm(r['w'], ord=2).item()
+    if r['kind'] != 'conv': return r['w'].abs().max().item()                        # a diagonal or a scalar
+    w, (stride, padding, dilation, transposed, out_pad, groups) = r['w'], r['args'][3:9]
+    if transposed:
+        return conv_norm_certified(w, r['in_shape'][1:], stride, padding, dilation, groups, True, r['out_shape'][1:])
+    layer = (nn.Conv1d, nn.Conv2d, nn.Conv3d)[w.dim() - 3](w.shape[1] * groups, w.shape[0], tuple(w.shape[2:]),
+             tuple(stride), tuple(padding), tuple(dilation), groups, bias=False).to(w.device, dtype)
+    with torch.no_grad(): layer.weight.copy_(w)
+    return operator_norm(layer, r['in_shape'])
+
 @measurement
 def spectral_product(model:nn.Module,       # the classifier: (B, *x) → logits (B, C)
                      input_shape,           # per-sample input shape, e.g. (1, 28, 28)
                      constants:bool=False   # multiply by the bound's constant Π_i h_i
                     ) -> Tensor:
-    """Π_i ‖W_i‖₂² of the (BN-folded) model's operators on
-    their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."""
-    ops = _forward_ops(_folded(model, input_shape), tuple(input_shape))
-    s = torch.tensor([operator_norm(m, shp) ** 2 for _, m, shp, _ in ops], dtype=torch.float64)
-    h = torch.tensor([h for *_, h in ops], dtype=torch.float64)
+    """Π_i ‖W_i‖₂² of the weight layers of the (BN-folded) model's program,
+    convolutions on their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."""
+    rec = _weight_layers(model, input_shape)
+    s = torch.tensor([_spectral(r, model_dtype(model)) ** 2 for r in rec], dtype=torch.float64)
+    h = torch.tensor([r.get('h', 1) for r in rec], dtype=torch.float64)
     return (s * h).prod() if constants else s.prod()
 
 # %% ../nbs/06_measures.ipynb #04fe60c3
-_PASS = (nn.ReLU, nn.Flatten, nn.Unflatten, nn.Identity, nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d,
-         nn.modules.pooling._MaxPoolNd, nn.modules.pooling._AdaptiveMaxPoolNd)
+def _avg_n(name, n, a, out) -> int:
+    "The window size n of an averaging op whose weights are all 1/n; refused where windows differ."
+    v = a[0]
+    if name == 'mean':
+        dims = [int(i) % v.dim() for i in (a[1] if len(a) > 1 and a[1] is not None else range(v.dim()))]
+        if 0 in dims: raise UndefinedMeasureError(f"{_loc(n)} averages over the batch axis: it mixes samples.")
+        return math.prod(v.shape[i] for i in dims)
+    si, so = v.shape[2:], out.shape[2:]
+    if name.startswith('_adaptive'):
+        if any(i % o for i, o in zip(si, so)): raise UndefinedMeasureError(
+            f"{_loc(n)}: input {tuple(si)} is not a multiple of output {tuple(so)}: windows differ in size, the path "
+            "norm needs one weight 1/n.")
+        return math.prod(i // o for i, o in zip(si, so))
+    k = list(a[1]) * (len(si) if len(a[1]) == 1 else 1)
+    pad, ceil, incl, div = (list(a[3]) if len(a) > 3 else [0]), (a[4] if len(a) > 4 else False), \
+                           (a[5] if len(a) > 5 else True), (a[6] if len(a) > 6 else None)
+    if (any(pad) and not incl) or div is not None or ceil: raise UndefinedMeasureError(
+        f"{_loc(n)}: average pooling with count_include_pad=False, ceil_mode or divisor_override: window weights "
+        "vary, the path norm needs one weight 1/n per window.")
+    return math.prod(k)
 
-def _pool_scale(m:nn.Module, p:float):
-    "Forward hook for average pooling in the powered pass: window weights 1/n become n^-p."
-    def hook(mod, inp, out):
-        if isinstance(mod, nn.modules.pooling._AvgPoolNd):
-            n = math.prod(np.broadcast_to(mod.kernel_size, (out.dim() - 2,)))
-        else:
-            si, so = inp[0].shape[2:], out.shape[2:]
-            if any(a % b for a, b in zip(si, so)):
-                raise UndefinedMeasureError(f"{type(mod).__name__}: input {tuple(si)} is not a multiple of output "
-                                            f"{tuple(so)}: windows differ in size, the path norm needs one weight 1/n.")
-            n = math.prod(a // b for a, b in zip(si, so))
-        return out * float(n) ** (1 - p)
-    if isinstance(m, nn.modules.pooling._AvgPoolNd) and ((m.padding != 0 and not m.count_include_pad)
-                                                         or m.divisor_override):
-        raise UndefinedMeasureError(f"{type(m).__name__} with count_include_pad=False or divisor_override: window "
-                                    "weights vary, the path norm needs one weight 1/n per window.")
-    return m.register_forward_hook(hook)
-
-# %% ../nbs/06_measures.ipynb #7767b62e
-def _powered(model:nn.Module, input_shape, p:float, bias:bool=True) -> nn.Module:
-    "A float64, BN-folded copy of `model` with weights |w|^p, biases |b|^p (or 0) and average pools rescaled."
-    m = _folded(model, input_shape).double()
-    for name, mod in m.named_modules():
-        if list(mod.children()): continue
-        if type(mod) in _OPS and not nn.utils.parametrize.is_parametrized(mod):
-            with torch.no_grad():
-                mod.weight.copy_(mod.weight.abs() ** p)
-                if mod.bias is not None: mod.bias.copy_(mod.bias.abs() ** p if bias else torch.zeros_like(mod.bias))
-        elif isinstance(mod, (nn.modules.pooling._AvgPoolNd, nn.modules.pooling._AdaptiveAvgPoolNd)):
-            _pool_scale(mod, p)
-        elif not isinstance(mod, _PASS):
-            raise UndefinedMeasureError(
-                f"Path norms are defined for ReLU networks of plain Linear/Conv layers and pooling; '{name}' is "
-                f"{type(mod).__name__}, whose share of a path is no product of weights. Fold batch norm, replace the "
-                "layer, or drop this measure (compute_measures(..., undefined='nan') reports it as NaN).")
-    return m
+def _powered_visit(p:float, bias:bool):
+    "A `_run` visitor for the powered pass: weights |w|^p, biases |b|^p (or 0), averaging n^-p, ReLU the identity."
+    pw = lambda t: t.abs() ** p if isinstance(t, Tensor) else abs(t) ** p
+    bb = lambda t: None if t is None else pw(t) if bias else t * 0
+    def visit(name, n, a, kw, d):
+        if sum(d) > 1 and name not in ('add', 'sub', 'cat', 'stack'): raise UndefinedMeasureError(
+            f"{_loc(n)} multiplies two input-dependent tensors: a path of it is no product of weights.")
+        if name == 'addmm': return torch.addmm(bb(a[0]), a[1], pw(a[2]))
+        if name == 'mm': return torch.mm(a[0], pw(a[1]))
+        if name == 'convolution': return n.target(a[0], pw(a[1]), bb(a[2]), *a[3:], **kw)
+        if name == _BN:
+            s, t = _bn_affine(a)
+            sh = (1, -1) + (1,) * (a[0].dim() - 2)
+            return (a[0] * pw(s).reshape(sh) + bb(t).reshape(sh),)
+        if name in _AVG:
+            out = n.target(*a, **kw)
+            return out * float(_avg_n(name, n, a, out)) ** (1 - p)
+        if name in ('mul', 'div'):
+            c = a[1 - d.index(1)] if len(a) > 1 else kw['other']
+            return a[d.index(1)] * pw(c) if name == 'mul' else a[0] / pw(c)
+        if name in ('add', 'sub', 'rsub'):
+            al = [1., pw(kw.get('alpha', 1))]                         # a constant operand is a bias edge
+            f = lambda i, v: v if d[i] else bb(torch.as_tensor(v, dtype=torch.float64))
+            return sum(f(i, v) * al[i] for i, v in enumerate(a[:2]))
+        if name in ('relu', 'neg') or (name == 'clamp_min' and a[1] == 0): return a[0]   # values ≥ 0: the identity
+        if name in _SAME: return n.target(*a, **kw)
+        why = _NONLIN.get(name, 'a non-ReLU activation' if name in _ACT else 'no rule of the path norm covers it')
+        raise UndefinedMeasureError(
+            f"Path norms are defined for ReLU networks of linear maps, pooling and constant scalings; {_loc(n)} is "
+            f"not one ({why}): its share of a path is no product of weights. Replace it, or drop this measure "
+            "(compute_measures(..., undefined='nan') reports it as NaN).")
+    return visit
 
 # %% ../nbs/06_measures.ipynb #79219468
 @measurement
@@ -188,12 +313,12 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
               p:float=2,        # the ℓp of the path norm (1 or 2 in the paper)
               bias:bool=True    # include the bias paths
              ) -> Tensor:
-    """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a
-    ReLU net (BN folded) by one powered forward pass (float64)."""
+    """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU
+    net (BN folded) by one powered pass of its program (float64)."""
     if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
-    m = _powered(model, input_shape, p, bias)
-    ones = torch.ones(1, *input_shape, dtype=torch.float64, device=model_device(m))
-    with torch.no_grad(): return m(ones).sum() ** (1 / p)
+    ep, x = _program(model, input_shape)
+    with torch.no_grad(): out = _run(ep, torch.ones_like(x, dtype=torch.float64), _powered_visit(p, bias))
+    return out[0].sum() ** (1 / p)
 
 # %% ../nbs/06_measures.ipynb #a5585cf0
 def _path_norm_enumerate(Ws:list, bs:list, p:float) -> float:
@@ -524,6 +649,10 @@ class _Ctx:
         return w
 
 # %% ../nbs/06_measures.ipynb #807b8d1c
+def _units(model:nn.Module, input_shape) -> list[int]:
+    "h_i, the output units per sample of each Linear / Conv of the model's program, in order (the d = len of it)."
+    return [r['h'] for r in _weight_layers(model, input_shape) if r['kind'] in ('linear', 'conv')]
+
 MEASURES: dict[str, Callable] = {
     'margin': lambda c: c.gamma,
     'margin_min': lambda c: margin_percentile(c.margins, 0.).item(),
@@ -531,10 +660,9 @@ MEASURES: dict[str, Callable] = {
     'inv_margin_sq': lambda c: 1 / c.gamma_pos ** 2,
     'l2': lambda c: c.per_gamma2(frobenius_product(c.model, c.shape, c.constants)),
     'l1_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 1) ** 2
-                                      * (4. ** len(_forward_ops(c.model, c.shape)) if c.constants else 1)),
+                                      * (4. ** len(_units(c.model, c.shape)) if c.constants else 1)),
     'l2_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 2) ** 2
-                                      * (math.prod(4. * h for *_, h in _forward_ops(c.model, c.shape))
-                                         if c.constants else 1)),
+                                      * (math.prod(4. * h for h in _units(c.model, c.shape)) if c.constants else 1)),
     'spectral': lambda c: c.per_gamma2(spectral_product(c.model, c.shape, c.constants)),
     'sharpness': lambda c: float(sharpness(c.model, c.x, c.y, c.alpha, c.steps, batch_size=c.bs, seed=c.seed)),
     'pac_bayes_kl': lambda c: c.pac['kl'],
