@@ -222,7 +222,10 @@ def frobenius_product(model:nn.Module,       # the classifier: (B, *x) → logit
                      ) -> Tensor:
     """Π_i ‖W_i‖_F² over the weight layers of the (BN-folded) model's
     program, × 4^d if `constants` (ℓ2 capacity, Sec. 2.2)."""
-    rec = _weight_layers(model, input_shape)
+    return _frobenius(_weight_layers(model, input_shape), constants)
+
+def _frobenius(rec:list, constants:bool=False) -> Tensor:
+    "Π_i ‖W_i‖_F² of the weight layers `rec` (`_weight_layers`), × 4^d (d Linear / Conv layers) if `constants`."
     out = torch.stack([r['w'].pow(2).sum() for r in rec]).prod()
     return out * 4. ** sum(r['kind'] in ('linear', 'conv') for r in rec) if constants else out
 
@@ -246,8 +249,11 @@ def spectral_product(model:nn.Module,       # the classifier: (B, *x) → logits
                     ) -> Tensor:
     """Π_i ‖W_i‖₂² of the weight layers of the (BN-folded) model's program,
     convolutions on their input shapes, × Π_i h_i if `constants` (Sec. 2.2)."""
-    rec = _weight_layers(model, input_shape)
-    s = torch.tensor([_spectral(r, model_dtype(model)) ** 2 for r in rec], dtype=torch.float64)
+    return _spectral_prod(_weight_layers(model, input_shape), model_dtype(model), constants)
+
+def _spectral_prod(rec:list, dtype, constants:bool=False) -> Tensor:
+    "Π_i ‖W_i‖₂² of the weight layers `rec` (convolutions in `dtype`), × Π_i h_i if `constants`."
+    s = torch.tensor([_spectral(r, dtype) ** 2 for r in rec], dtype=torch.float64)
     h = torch.tensor([r.get('h', 1) for r in rec], dtype=torch.float64)
     return (s * h).prod() if constants else s.prod()
 
@@ -316,7 +322,11 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
     """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU
     net (BN folded) by one powered pass of its program (float64)."""
     if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
-    ep, x = _program(model, input_shape)
+    return _path_norm(_program(model, input_shape), p, bias)
+
+def _path_norm(prog:tuple, p:float=2, bias:bool=True) -> Tensor:
+    "The ℓp path norm of the program `prog` = (ep, x) (`_program`): its powered pass on an input of ones."
+    ep, x = prog
     with torch.no_grad(): out = _run(ep, torch.ones_like(x, dtype=torch.float64), _powered_visit(p, bias))
     return out[0].sum() ** (1 / p)
 
@@ -631,6 +641,10 @@ class _Ctx:
         return g
     def per_gamma2(self, v): return float(v) / self.gamma_pos ** 2
     @property
+    def prog(self): return self.get('g', lambda: _program(self.model, self.shape))   # one export for the weight measures
+    @property
+    def layers(self): return self.get('L', lambda: _weight_layers(self.model, self.shape, self.prog))
+    @property
     def jac(self): return self.get('j', lambda: jacobian_stats(self.model, self.x_eval, batch_size=self.bs))
     @property
     def pac(self):
@@ -649,21 +663,20 @@ class _Ctx:
         return w
 
 # %% ../nbs/06_measures.ipynb #807b8d1c
-def _units(model:nn.Module, input_shape) -> list[int]:
-    "h_i, the output units per sample of each Linear / Conv of the model's program, in order (the d = len of it)."
-    return [r['h'] for r in _weight_layers(model, input_shape) if r['kind'] in ('linear', 'conv')]
+def _units(c) -> list[int]:
+    "h_i, the output units per sample of each Linear / Conv of the model's program, in order (d = their number)."
+    return [r['h'] for r in c.layers if r['kind'] in ('linear', 'conv')]
 
 MEASURES: dict[str, Callable] = {
     'margin': lambda c: c.gamma,
     'margin_min': lambda c: margin_percentile(c.margins, 0.).item(),
     'score_margin': lambda c: margin_percentile(output_margins(c.model, c.x, c.y, 'score', c.bs), c.eps).item(),
     'inv_margin_sq': lambda c: 1 / c.gamma_pos ** 2,
-    'l2': lambda c: c.per_gamma2(frobenius_product(c.model, c.shape, c.constants)),
-    'l1_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 1) ** 2
-                                      * (4. ** len(_units(c.model, c.shape)) if c.constants else 1)),
-    'l2_path': lambda c: c.per_gamma2(path_norm(c.model, c.shape, 2) ** 2
-                                      * (math.prod(4. * h for h in _units(c.model, c.shape)) if c.constants else 1)),
-    'spectral': lambda c: c.per_gamma2(spectral_product(c.model, c.shape, c.constants)),
+    'l2': lambda c: c.per_gamma2(_frobenius(c.layers, c.constants)),          # frobenius_product, one export
+    'l1_path': lambda c: c.per_gamma2(_path_norm(c.prog, 1) ** 2 * (4. ** len(_units(c)) if c.constants else 1)),
+    'l2_path': lambda c: c.per_gamma2(_path_norm(c.prog, 2) ** 2
+                                      * (math.prod(4. * h for h in _units(c)) if c.constants else 1)),
+    'spectral': lambda c: c.per_gamma2(_spectral_prod(c.layers, model_dtype(c.model), c.constants)),
     'sharpness': lambda c: float(sharpness(c.model, c.x, c.y, c.alpha, c.steps, batch_size=c.bs, seed=c.seed)),
     'pac_bayes_kl': lambda c: c.pac['kl'],
     'pac_bayes_kl_se': lambda c: c.pac['kl_se'],                  # its Monte Carlo standard error
