@@ -35,14 +35,16 @@ def _unwrap(model):
 # %% ../nbs/02b_certify.ipynb #a04e64bb
 def _user_line(e:BaseException) -> str:
     "The last frame of user code (not torch's) in an exception's traceback, as ' (file:line: code)'."
-    fr = [f for f in traceback.extract_tb(e.__traceback__) if '/torch/' not in f.filename and 'jacmargin' not in f.filename]
+    fr = [f for f in traceback.extract_tb(e.__traceback__)
+          if '/torch/' not in f.filename and 'jacmargin' not in f.filename]
     m = re.findall(r'File "([^"]+)", line (\d+)', str(e))
     if fr: return f" at {fr[-1].filename}:{fr[-1].lineno} ({(fr[-1].line or '').strip()})"
     m = [x for x in m if '/torch/' not in x[0]]
     return f" at {m[-1][0]}:{m[-1][1]}" if m else ''
 
-# %% ../nbs/02b_certify.ipynb #e0306be2
-_KEEP = ('gelu', 'silu', 'hardswish', 'hardsigmoid', 'softplus', 'elu', 'leaky_relu', 'hardtanh', 'mish', '_prelu_kernel',
+# %% ../nbs/02b_certify.ipynb #5734a20d
+_KEEP = ('gelu', 'silu', 'hardswish', 'hardsigmoid', 'softplus', 'elu', 'leaky_relu', 'hardtanh', 'mish',
+         '_prelu_kernel',
          'pixel_shuffle', 'pixel_unshuffle', 'roll', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d',
          'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'upsample_nearest1d', 'upsample_nearest2d',
          'upsample_nearest3d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_trilinear3d')
@@ -54,7 +56,8 @@ def _decompositions() -> dict:
     except ImportError: from torch._decomp import core_aten_decompositions as dd
     tab = dict(dd())
     for k in list(tab):
-        if getattr(k, '_opname', None) in _KEEP or str(getattr(k, 'name', lambda: '')()).split('::')[-1].split('.')[0] in _KEEP:
+        name = str(getattr(k, 'name', lambda: '')()).split('::')[-1].split('.')[0]
+        if getattr(k, '_opname', None) in _KEEP or name in _KEEP:
             tab.pop(k)
     return tab
 
@@ -75,10 +78,12 @@ def export_program(model:nn.Module, input_shape) -> tuple:
     model = _unwrap(model)
     try: shape = tuple(int(s) for s in input_shape)
     except (TypeError, ValueError): raise UserInputError(f"input_shape must be a tuple of ints, got {input_shape!r}.")
-    if not shape or min(shape) < 1: raise UserInputError(f"input_shape must be a per-sample shape of positive sizes, got {shape}.")
+    if not shape or min(shape) < 1:
+        raise UserInputError(f"input_shape must be a per-sample shape of positive sizes, got {shape}.")
     dt = model_dtype(model)
     check_measure_dtype(dt)
-    x = torch.randn(_B, *shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64).to(dt).to(model_device(model))
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(_B, *shape, generator=g, dtype=torch.float64).to(dt).to(model_device(model))
     try:
         with torch.no_grad(): model(x)
     except RuntimeError as e:                          # torch's shape / dtype errors (a bug in the model propagates)
@@ -90,7 +95,8 @@ def export_program(model:nn.Module, input_shape) -> tuple:
                         "axis you included.")
             except RuntimeError: pass
         raise UserInputError(f"the model does not run on a batch of inputs of shape {shape} ({type(e).__name__}: "
-                             f"{str(e).splitlines()[0][:200]}).{hint or ' Pass the per-sample input shape (no batch axis).'}") from None
+                             f"{str(e).splitlines()[0][:200]})."
+                             f"{hint or ' Pass the per-sample input shape (no batch axis).'}") from None
     try:
         with warnings.catch_warnings(), _quiet():
             warnings.simplefilter('ignore')
@@ -147,9 +153,10 @@ def _dims_of(v, nd:int) -> list:
     if v is None or (isinstance(v, (list, tuple)) and len(v) == 0): return list(range(nd))
     return [int(i) % nd for i in (v if isinstance(v, (list, tuple)) else [v])]
 
-# %% ../nbs/02b_certify.ipynb #e77efe5b
+# %% ../nbs/02b_certify.ipynb #1c604219
 def _no_batch_dim(dims, nd:int, what:str):
-    if 0 in _dims_of(dims, nd): raise _Refuse(f"it {what} along the batch axis, so one sample's output depends on others")
+    if 0 in _dims_of(dims, nd):
+        raise _Refuse(f"it {what} along the batch axis, so one sample's output depends on others")
 
 # %% ../nbs/02b_certify.ipynb #608d3540
 @_rule('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus', "1-Lipschitz: |f'| ≤ 1 (clamps, |·|, "
@@ -310,7 +317,8 @@ def _r_nonneg(ctx):
     x = _only_dep(ctx)
     t, v = ctx.name, ctx.args[0]
     if any(isinstance(a, torch.fx.Node) and not ctx.dep[a] and not _fl(ctx.val(a)) and False for a in ctx.n.args): pass
-    if t in ('mean', 'sum'): _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), v.dim(), 'reduces')
+    if t in ('mean', 'sum'):
+        _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), v.dim(), 'reduces')
     if t in ('flip',): _no_batch_dim(ctx.args[1], v.dim(), 'reverses')
     if t == 'roll': _no_batch_dim(ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dims'), v.dim(), 'rolls')
     if t in ('index_select', 'gather', 'slice', 'select'):
@@ -463,7 +471,8 @@ def _r_mm(ctx):
 
 # %% ../nbs/02b_certify.ipynb #4645e454
 @_rule('convolution', "certified: the exact SVD of its matrix when small, else the largest singular value over the "
-       "frequencies of a circular convolution of which it is a restriction (strides by polyphase); Frobenius by tap counts")
+       "frequencies of a circular convolution of which it is a restriction (strides by polyphase); Frobenius by tap "
+       "counts")
 def _r_conv(ctx):
     x = _only_dep(ctx)
     v, w, _, stride, padding, dilation, transposed, _, groups = ctx.args[:9]
@@ -473,7 +482,8 @@ def _r_conv(ctx):
     ins, outs = tuple(v.shape[2:]), tuple(ctx.out.shape[2:])
     s = conv_norm_certified(w, ins, stride, padding, dilation, groups, transposed, outs)
     f = conv_frobenius(w, ins, outs, stride, padding, dilation, transposed)
-    ctx.row(f"Conv{len(ins)}d" + ('Transpose' if transposed else '') + (' + BatchNorm (folded)' if bn is not None else ''),
+    kind = f"Conv{len(ins)}d" + ('Transpose' if transposed else '')
+    ctx.row(kind + (' + BatchNorm (folded)' if bn is not None else ''),
             _one(s, f), w)
     return [(x, _one(s, f))]
 
@@ -491,8 +501,9 @@ def _r_bn(ctx):
 
 # %% ../nbs/02b_certify.ipynb #5b6f153a
 _REFUSED = {   # ops refused with a reason of their own (any other op: "no rule")
-    'native_layer_norm': "it divides by a per-sample standard deviation (LayerNorm), so it has no global Lipschitz bound "
-                         "(its Jacobian grows without limit as that deviation goes to 0); use eval-mode BatchNorm or no "
+    'native_layer_norm': "it divides by a per-sample standard deviation (LayerNorm), so it has no global Lipschitz "
+                         "bound (its Jacobian grows without limit as that deviation goes to 0); use eval-mode "
+                         "BatchNorm or no "
                          "normalisation for a margin bound",
     'native_group_norm': "it divides by a per-sample standard deviation (GroupNorm / InstanceNorm without running "
                          "statistics), so it has no global Lipschitz bound",
@@ -501,11 +512,13 @@ _REFUSED = {   # ops refused with a reason of their own (any other op: "no rule"
     'native_batch_norm': "batch norm in training mode couples the samples: call `model.eval()` first",
     'native_dropout': "dropout in training mode is a random map: call `model.eval()` first",
     'bernoulli': "a random draw (training-mode dropout?): call `model.eval()` first",
-    'rand': "a random draw: the model is not a fixed function", 'randn': "a random draw: the model is not a fixed function",
+    'rand': "a random draw: the model is not a fixed function",
+    'randn': "a random draw: the model is not a fixed function",
     'rsqrt': "a reciprocal square root of an input-dependent value (normalisation by the input's statistics) has no "
              "global Lipschitz bound",
     'exp': "the exponential has no global Lipschitz bound", 'log': "the logarithm has no global Lipschitz bound",
-    'sqrt': "the square root has no global Lipschitz bound at 0", 'pow': "a power of the input has no global Lipschitz bound",
+    'sqrt': "the square root has no global Lipschitz bound at 0",
+    'pow': "a power of the input has no global Lipschitz bound",
     'reciprocal': "a reciprocal has no global Lipschitz bound",
 }
 
@@ -564,8 +577,9 @@ class _Ctx:
         self.rows.append(r)
         self.recorded = True
 
-# %% ../nbs/02b_certify.ipynb #6e490e45
-_SKIP = {'_assert_tensor_metadata', 'sym_size', 'sym_numel', 'sym_stride', '_assert_scalar', 'sym_constrain_range_for_size'}
+# %% ../nbs/02b_certify.ipynb #c0031f1d
+_SKIP = {'_assert_tensor_metadata', 'sym_size', 'sym_numel', 'sym_stride', '_assert_scalar',
+         'sym_constrain_range_for_size'}
 
 # %% ../nbs/02b_certify.ipynb #b0849059
 def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
@@ -575,7 +589,8 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
              **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
     users = list(sig.user_inputs)
-    if len(users) != 1: raise UnsupportedModelError("lipschitz_bound: a forward with more than one input is not supported.")
+    if len(users) != 1:
+        raise UnsupportedModelError("lipschitz_bound: a forward with more than one input is not supported.")
     env, dep, L, rows, merges = {}, {}, {}, [], []
     folds, folded = _folds(g, fold)
     for n in g.nodes:
@@ -595,14 +610,16 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
             if name in _SKIP: dep[n] = False; continue
             bad = [v for v in ins if isinstance(env[v], Tensor) and not env[v].is_floating_point()]
             if bad: raise _Refuse(f"it uses an integer or boolean tensor computed from the input "
-                                  f"({bad[0].name}, {env[bad[0]].dtype}): a step function, which has no Lipschitz bound")
+                                  f"({bad[0].name}, {env[bad[0]].dtype}): a step function, which has no Lipschitz "
+                                  "bound")
             if name == 'getitem':
                 L[n] = L[n.args[0]]
                 continue
             outs = env[n] if isinstance(env[n], (tuple, list)) else [env[n]]
             if not any(_fl(o) for o in outs): continue                # an integer / boolean result: refused where used
             if any(_fl(o) and (o.dim() == 0 or o.shape[0] % _B) for o in outs[:1]):     # rows never span samples
-                raise _Refuse("its result does not keep the samples apart along the first axis (it mixes or drops them)")
+                raise _Refuse("its result does not keep the samples apart along the first axis (it mixes or drops "
+                              "them)")
             if name not in RULES: raise _Refuse(_REFUSED.get(name, "no rule is known for this op (see the allowlist)"))
             ctx = _Ctx(n, env, dep, folds, folded, rows)
             terms = RULES[name][0](ctx)

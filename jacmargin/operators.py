@@ -89,7 +89,7 @@ def dense_operator(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
     return torch.cat(cols).T                                                       # (M, D)
 
 # %% ../nbs/02_operators.ipynb #3525fa35
-ROUND_UP = 1e-9   # certified float64 norms are rounded up by this relative slack of a certified float64 norm, far above its rounding (LAPACK, FFT: ~1e-12)
+ROUND_UP = 1e-9   # certified float64 norms are rounded up by this relative slack, far above their rounding (~1e-12)
 
 def _conv_nd(d:int): return (F.conv1d, F.conv2d, F.conv3d)[d - 1]
 
@@ -102,7 +102,7 @@ def _dilate(w:Tensor, dilation:tuple) -> Tensor:
     return out
 
 def _polyphase(w:Tensor, stride:tuple) -> Tensor:
-    "Split a kernel (O, C, *k) by stride phases into (O, C * prod(s), *ceil(k / s)): the strided conv as a stride-1 one."
+    "Split a kernel (O, C, *k) by stride phases into (O, C prod(s), *ceil(k / s)): the strided conv as a stride-1 one."
     d = len(stride)
     k = [-(-n // s) * s for n, s in zip(w.shape[2:], stride)]                       # pad each axis to a multiple of s
     w = F.pad(w, [p for n, kk in zip(reversed(w.shape[2:]), reversed(k)) for p in (0, kk - n)])
@@ -237,7 +237,8 @@ def _certified_conv(layer, shape:tuple, w:Tensor) -> float:
     one = torch.ones(1, *shape, dtype=torch.float64, requires_grad=True)
     padded = F.pad(one, layer._reversed_padding_repeated_twice, layer.padding_mode)
     copies, = torch.autograd.grad(padded.sum(), one)                             # Aᵀ1: copies of each entry (A1 = 1)
-    inner = conv_norm_certified(w, padded.shape[2:], layer.stride, (0,) * (len(shape) - 1), layer.dilation, layer.groups)
+    zero = (0,) * (len(shape) - 1)
+    inner = conv_norm_certified(w, padded.shape[2:], layer.stride, zero, layer.dilation, layer.groups)
     return math.sqrt(copies.max().item()) * inner * (1 + ROUND_UP)
 
 @measurement
@@ -248,7 +249,7 @@ def operator_norm(layer:nn.Module,       # an nn.Linear or nn.Conv1d/2d/3d
                   seed:int=0,            # seed of the start vector
                   dtype=None,            # dtype of the computation (default: the weight's; float64 when `upper`)
                   method:str='lanczos',  # 'lanczos' or 'power'
-                  upper:bool=False       # a certified upper bound (SVD / Fourier, float64, rounded up): what a bound divides by
+                  upper:bool=False       # a certified upper bound (SVD / Fourier, float64, rounded up)
                  ) -> float:
     "Spectral norm of `layer`'s linear part (bias excluded) on per-sample inputs of `input_shape` (no batch dim)."
     shape = _check_layer(layer, input_shape)

@@ -103,8 +103,8 @@ def zoo_frame(records:list, points:list) -> pd.DataFrame:
     return pd.concat([axes, df.drop(columns=[c for c in axes if c in df]).assign(gap=df.get('ge', np.nan))], axis=1)
 
 def ranked(df:pd.DataFrame) -> pd.DataFrame:
-    "The networks a ranking uses: trained without diverging, every measure defined."
-    cols = [m for m in SIGNS if m in df]
+    "The networks a ranking uses: not diverged, every measure defined (one defined for none is left out)."
+    cols = [m for m in SIGNS if m in df and df[m].notna().any()]
     return df[~df.diverged & df.gap.notna() & df[cols].notna().all(axis=1)].reset_index(drop=True)
 
 def _pairs(df:pd.DataFrame, others:list) -> tuple:
