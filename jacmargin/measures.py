@@ -196,7 +196,8 @@ def _weights_visit(rec:list):
                             args=a, in_shape=tuple(a[0].shape[1:]), out_shape=tuple(out.shape[1:])))
         elif name == _BN: rec.append(dict(kind='diag', w=_bn_affine(a)[0], node=n))
         elif name in ('mul', 'div'):
-            if name == 'div' and not d[0]: raise UndefinedMeasureError(f"{_loc(n)} divides by an input-dependent value.")
+            if name == 'div' and not d[0]:
+                raise UndefinedMeasureError(f"{_loc(n)} divides by an input-dependent value.")
             c = torch.as_tensor(a[1 - d.index(1)] if len(a) > 1 else kw['other'], dtype=torch.float64)
             rec.append(dict(kind='scale', w=(1 / c if name == 'div' else c).reshape(-1), node=n))
         elif name in _NONLIN: raise UndefinedMeasureError(f"{_loc(n)}: {_NONLIN[name]}; it is no linear map with "
@@ -298,7 +299,8 @@ def _powered_visit(p:float, bias:bool):
             out = n.target(*a, **kw)
             return out * float(_avg_n(name, n, a, out)) ** (1 - p)
         if name in ('mul', 'div'):
-            if name == 'div' and not d[0]: raise UndefinedMeasureError(f"{_loc(n)} divides by an input-dependent value.")
+            if name == 'div' and not d[0]:
+                raise UndefinedMeasureError(f"{_loc(n)} divides by an input-dependent value.")
             c = a[1 - d.index(1)] if len(a) > 1 else kw['other']
             return a[d.index(1)] * pw(c) if name == 'mul' else a[0] / pw(c)
         if name in ('add', 'sub', 'rsub'):
@@ -643,7 +645,7 @@ class _Ctx:
         return g
     def per_gamma2(self, v): return float(v) / self.gamma_pos ** 2
     @property
-    def prog(self): return self.get('g', lambda: _program(self.model, self.shape))   # one export for the weight measures
+    def prog(self): return self.get('g', lambda: _program(self.model, self.shape))   # one export, all weight measures
     @property
     def layers(self): return self.get('L', lambda: _weight_layers(self.model, self.shape, self.prog))
     @property
