@@ -316,7 +316,6 @@ _NONNEG = ('slice select index index_select gather expand repeat as_strided flip
 def _r_nonneg(ctx):
     x = _only_dep(ctx)
     t, v = ctx.name, ctx.args[0]
-    if any(isinstance(a, torch.fx.Node) and not ctx.dep[a] and not _fl(ctx.val(a)) and False for a in ctx.n.args): pass
     if t in ('mean', 'sum'):
         _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), v.dim(), 'reduces')
     if t in ('flip',): _no_batch_dim(ctx.args[1], v.dim(), 'reverses')
