@@ -10,12 +10,14 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
+from fastcore.basics import patch
 from .core import (UserInputError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
-                            measurement)
+                            measurement, check_batch, check_labels)
 from .operators import ROUND_UP, conv_norm_certified, conv_frobenius
 
 # %% auto #0
-__all__ = ['RULES', 'export_program', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product', 'allowlist']
+__all__ = ['RULES', 'export_program', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product', 'allowlist',
+           'local_gradient_bounds', 'local_margin']
 
 # %% ../nbs/02b_certify.ipynb #6ba8cd87
 _B = 2          # batch size of the exported program
@@ -72,8 +74,9 @@ def _quiet():
     finally: lg.setLevel(level)
 
 # %% ../nbs/02b_certify.ipynb #2b6d2241
-def export_program(model:nn.Module, input_shape) -> tuple:
-    "(exported core-ATen program, sample batch) of `model` on a batch of two inputs of the per-sample `input_shape`."
+def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
+    """(exported core-ATen program, sample batch) of `model` on a batch of two inputs of the per-sample `input_shape`;
+    with `any_batch` the program runs on batches of any size (the local bounds run it on chunks)."""
     if not isinstance(model, nn.Module): raise UserInputError(f"expected an nn.Module, got {type(model).__name__}.")
     model = _unwrap(model)
     try: shape = tuple(int(s) for s in input_shape)
@@ -100,10 +103,19 @@ def export_program(model:nn.Module, input_shape) -> tuple:
     try:
         with warnings.catch_warnings(), _quiet():
             warnings.simplefilter('ignore')
-            ep = torch.export.export(model, (x,), strict=False)
+            dyn = ({0: torch.export.Dim('batch', min=2, max=1 << 30)},) if any_batch else None
+            ep = torch.export.export(model, (x,), dynamic_shapes=dyn, strict=False)
             ep = ep.run_decompositions(_decompositions())
     except Exception as e:
         kind = type(e).__name__
+        if any_batch and 'DataDependent' not in kind and 'data-dependent' not in str(e):
+            try:
+                export_program(model, shape)
+                raise UnsupportedModelError(f"{type(model).__name__}: its program fixes the batch size (e.g. "
+                                            "`x.view(2, -1)`), so the local bounds cannot run it on chunks of samples: "
+                                            "write its forward for any batch (`x.flatten(1)`).") from None
+            except UnsupportedModelError as e2:
+                if 'fixes the batch size' in str(e2): raise
         why = ("its control flow depends on the input's values (a Python `if` on a tensor), so no single program "
                "computes it" if 'DataDependent' in kind or 'data-dependent' in str(e) else
                f"torch.export cannot trace it ({kind}: {str(e).strip().splitlines()[0][:160]})")
@@ -710,3 +722,428 @@ def allowlist() -> pd.DataFrame:
     by = {}
     for name, (f, proof) in RULES.items(): by.setdefault((f.__name__, proof), []).append(name)
     return pd.DataFrame([dict(ops=', '.join(ops), rule=f, argument=p) for (f, p), ops in by.items()])
+
+# %% ../nbs/02b_certify.ipynb #1ee6a25d
+_ISO = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose _to_copy split '
+           'split_with_sizes unbind slice select'.split())     # a reshape or a part of the entries: ‖·‖ does not grow
+_LIN = set(_NONNEG.split()) | set('cat stack where slice_scatter select_scatter index_put copy'.split()) | _ISO
+_MONO = set('relu leaky_relu hardtanh clamp clamp_min clamp_max sigmoid tanh softplus'.split())   # nondecreasing
+_MAXES = {'max_pool2d_with_indices', 'amax', 'amin'}
+_WEIGHTED = {'convolution', 'mm', 'addmm', 'bmm', 'mul', 'div', '_native_batch_norm_legit_no_training'}
+_ELEM = {'gelu', 'silu', 'mish', 'hardswish', 'hardsigmoid', 'elu', '_prelu_kernel', 'abs', 'neg'}
+_MULTI = {'split', 'split_with_sizes', 'unbind'}
+
+def _bc(v:Tensor, like:Tensor) -> Tensor:
+    "A per-sample (N,) or (K, N) value broadcast against `like` (N, ...) or (K, N, ...)."
+    return v.reshape(*v.shape, *[1] * (like.dim() - v.dim()))
+
+def _nrm(m:Tensor, r:Tensor, lead:int) -> Tensor:
+    "‖|m| + r‖₂ over all but the first `lead` axes: the largest norm of a vector of the box m ± r."
+    return (m.abs() + r).flatten(lead).norm(dim=-1)
+
+# %% ../nbs/02b_certify.ipynb #bba4a617
+class _Ball:
+    "Bounds of one exported program's values over per-sample ℓ2 balls (forward) and of its gradients (backward)."
+    def __init__(self, ep, factors:dict):
+        sig = ep.graph_signature
+        self.g, self.fc, self.rown = ep.graph, factors, {}    # factors: node name -> {argument: global constant}
+        self.consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
+        self.named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
+                      **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+        self.user, self.out_name = list(sig.user_inputs)[0], list(sig.user_outputs)[0]
+
+    def center(self, x:Tensor) -> Tensor:
+        "Run the program in float64 at x (N, ...): every node's value, which depend on x; returns the logits."
+        env, dep = {}, {}
+        for n in self.g.nodes:
+            if n.op == 'placeholder':
+                if n.name == self.user: env[n], dep[n], self.inp = x, True, n
+                else:
+                    v = self.consts[self.named[n.name]]
+                    env[n], dep[n] = (v.detach().double() if _fl(v) else v), False
+                continue
+            if n.op == 'output':
+                self.out = next(a for a in n.args[0] if isinstance(a, torch.fx.Node) and a.name == self.out_name)
+                break
+            dep[n] = any(dep[v] for v in n.all_input_nodes) and _opname(n) not in _SKIP
+            a = torch.fx.node.map_arg(n.args, lambda v: env[v])
+            kw = dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v]))
+            if dep[n] and _opname(n) == '_to_copy': env[n] = a[0]; continue   # a floating cast (the rule): exact here
+            if isinstance(kw.get('dtype'), torch.dtype) and kw['dtype'].is_floating_point: kw['dtype'] = torch.float64
+            with torch.no_grad(): v = n.target(*a, **kw)
+            env[n] = v.double() if _fl(v) and v.dtype != torch.float64 else v
+        self.env, self.dep = env, dep
+        return env[self.out]
+
+# %% ../nbs/02b_certify.ipynb #41ab7a26
+@patch
+def gfac(self:_Ball, n) -> dict:
+    "The global rule's spectral constant per input-dependent argument of node n (computed once, where needed)."
+    if n.name not in self.fc:
+        try: terms = RULES[_opname(n)][0](_Ctx(n, self.env, self.dep, {}, set(), []))
+        except _Refuse as e: raise UnsupportedModelError(f"local_margin: {_where(n)}: {e.args[0]}.") from None
+        self.fc[n.name] = {t.name: float(f[0]) for t, f in terms}
+    return self.fc[n.name]
+
+@patch
+def call(self:_Ball, n, sub:dict, zero_consts:bool=False):
+    "Node n's op with the input-dependent arguments from `sub`, the others as computed (floating constants 0 if asked)."
+    def arg(a):
+        if a in sub: return sub[a]
+        v = self.env[a]
+        return torch.zeros_like(v) if zero_consts and _fl(v) and not self.dep[a] else v
+    a = torch.fx.node.map_arg(n.args, arg)
+    kw = dict(torch.fx.node.map_arg(n.kwargs, arg))
+    if _opname(n) == '_to_copy': return a[0]
+    if isinstance(kw.get('dtype'), torch.dtype) and kw['dtype'].is_floating_point: kw['dtype'] = torch.float64
+    return n.target(*a, **kw)
+
+@patch
+def box(self:_Ball, s) -> tuple:
+    "(lower, upper) entrywise of a set (m, ρ_box, ρ)."
+    m, rad, rho = s
+    w = rad + _bc(rho, m)
+    return m - w, m + w
+
+# %% ../nbs/02b_certify.ipynb #f91093f3
+@patch
+def weighted(self:_Ball, n, name:str) -> tuple:
+    "(position of the input-dependent argument, v ↦ Av, v ↦ |A|v, v ↦ (A∘A)v) of a linear map with weights."
+    e = lambda a: self.env[a] if isinstance(a, torch.fx.Node) else a
+    if name == 'convolution':
+        w, rest = e(n.args[1]), [e(a) for a in n.args[3:]]
+        conv = lambda v, ww: torch.ops.aten.convolution(v, ww, None, *rest)
+        return 0, (lambda v: conv(v, w)), (lambda v: conv(v, w.abs())), (lambda v: conv(v, w * w))
+    if name in ('mm', 'bmm', 'addmm'):
+        off = 1 if name == 'addmm' else 0
+        w, mm = e(n.args[off + 1]), (torch.bmm if name == 'bmm' else torch.mm)
+        return off, (lambda v: mm(v, w)), (lambda v: mm(v, w.abs())), (lambda v: mm(v, w * w))
+    if name == '_native_batch_norm_legit_no_training':
+        a = [e(v) for v in n.args]
+        s = 1 / torch.sqrt(a[4] + float(a[6]))
+        s = (s * a[1] if a[1] is not None else s).reshape(-1, *[1] * (self.env[n.args[0]].dim() - 2))
+        return 0, (lambda v: v * s), (lambda v: v * s.abs()), (lambda v: v * 0 + s * s)
+    pos = 0 if isinstance(n.args[0], torch.fx.Node) and self.dep[n.args[0]] else 1      # mul / div by a constant
+    c = torch.as_tensor(e(n.args[1 - pos]) if len(n.args) > 1 else e(n.kwargs['other']), dtype=torch.float64,
+                        device=self.env[self.inp].device)
+    c = 1 / c if name == 'div' else c
+    return pos, (lambda v: v * c), (lambda v: v * c.abs()), (lambda v: v * 0 + c * c)
+
+# %% ../nbs/02b_certify.ipynb #25169d05
+@patch
+def forward(self:_Ball, rho0:Tensor) -> dict:
+    "S[n] = (m, ρ_box, ρ) per node: over the balls B(x_i, ρ0_i) its values lie in {m + e + b : |e| ≤ ρ_box, ‖b‖ ≤ ρ}."
+    x = self.env[self.inp]
+    S = {self.inp: (x, torch.zeros_like(x), rho0)}
+    for n in self.g.nodes:
+        if n.op == 'output': break
+        if n.op == 'placeholder' or not self.dep[n]: continue
+        S[n] = self.fwd_node(n, _opname(n), S, [a for a in n.all_input_nodes if self.dep[a]])
+    self.S = S
+    return S
+
+@patch
+def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
+    "One node's set from its arguments' sets (the local rules; any other op: the global rule's ball)."
+    if name == 'getitem': return S[n.args[0]][n.args[1]]
+    if name in _WEIGHTED: return self.fwd_weighted(n, name, S, deps)
+    if name in ('add', 'sub', 'rsub'):
+        mid = self.call(n, {a: S[a][0] for a in deps})
+        alpha, rad, rho = abs(float(n.kwargs.get('alpha', 1.))), torch.zeros_like(mid), 0.
+        for i, a in enumerate(n.args):
+            if not (isinstance(a, torch.fx.Node) and self.dep[a]): continue
+            c = alpha if (i == 1) != (name == 'rsub') else 1.
+            rad = rad + c * S[a][1]
+            rho = rho + c * S[a][2] * math.sqrt(mid[0].numel() / S[a][0][0].numel())   # a broadcast ball grows
+        return mid, rad, rho
+    if name in _LIN:                              # affine, linear part ≥ 0: m ↦ f(m), ρ_box ↦ f(ρ_box) − f(0)
+        mid = self.call(n, {a: S[a][0] for a in deps})
+        r1 = self.call(n, {a: S[a][1] for a in deps}, zero_consts=True)
+        r0 = self.call(n, {a: torch.zeros_like(S[a][1]) for a in deps}, zero_consts=True)
+        rhos = [S[a][2] for a in deps]
+        if name in _ISO or not any(bool((r > 0).any()) for r in rhos): rho = rhos[0]
+        else:
+            T = torch.stack([self.gfac(n)[a.name] * S[a][2] for a in deps])
+            rho = T.norm(dim=0) if name in _RSS else T.sum(0)
+        if isinstance(mid, (tuple, list)): return [(u, (p - q).clamp_min(0), rho) for u, p, q in zip(mid, r1, r0)]
+        return mid, (r1 - r0).clamp_min(0), rho
+    neg_slope = name == 'leaky_relu' and float(n.args[1] if len(n.args) > 1 else .01) < 0
+    if (name in _MONO or name in _MAXES) and not neg_slope:          # nondecreasing in every entry: the ends
+        a = deps[0]
+        lo, hi = self.box(S[a])
+        flo, fhi = self.call(n, {a: lo}), self.call(n, {a: hi})
+        flo, fhi = (flo[0], fhi[0]) if isinstance(flo, (tuple, list)) else (flo, fhi)
+        out = ((flo + fhi) / 2, (fhi - flo).clamp_min(0) / 2, torch.zeros_like(S[a][2]))
+        return [out, None] if name == 'max_pool2d_with_indices' else out
+    if name in _ELEM:
+        a = deps[0]
+        m, rad, rho = S[a]
+        if name == 'neg': return -m, rad, rho
+        if name == 'abs':
+            lo, hi = self.box(S[a])
+            olo = torch.where(lo > 0, lo, torch.where(hi < 0, -hi, torch.zeros_like(lo)))
+            ohi = torch.maximum(lo.abs(), hi.abs())
+            return (olo + ohi) / 2, (ohi - olo) / 2, torch.zeros_like(rho)
+        c = self.gfac(n)[a.name]                   # f(m + e + b) − f(m) = s ⊙ (e + b), |s| ≤ c entrywise
+        return self.call(n, {a: m}), c * rad, c * rho
+    return self.fwd_ball(n, S, deps)
+
+@patch
+def fwd_ball(self:_Ball, n, S:dict, deps:list):
+    "The fallback: f(set) ⊆ f(m) + ball(Σ_t c_t (‖ρ_box,t‖ + ρ_t)), c_t the global rule's constants."
+    f = self.gfac(n)
+    mid = self.call(n, {a: S[a][0] for a in deps})
+    rho = sum(f[a.name] * (S[a][1].flatten(1).norm(dim=1) + S[a][2]) for a in deps)
+    one = lambda v: (v, torch.zeros_like(v), rho) if _fl(v) else None
+    return [one(v) for v in mid] if isinstance(mid, (tuple, list)) else one(mid)
+
+@patch
+def fwd_weighted(self:_Ball, n, name:str, S:dict, deps:list):
+    "A linear map with weights: m ↦ Am + b, ρ_box ↦ |A|ρ_box + ‖A_i,:‖ ρ per row (the ball becomes a box)."
+    pos, A, Aabs, Asq = self.weighted(n, name)
+    m, rad, rho = S[n.args[pos]]
+    mid = self.call(n, {d: S[d][0] for d in deps})
+    mid = mid[0] if isinstance(mid, (tuple, list)) else mid
+    if n.name not in self.rown: self.rown[n.name] = Asq(torch.ones_like(m[:1])).clamp_min(0).sqrt()
+    rad2, rho2 = Aabs(rad) + self.rown[n.name] * _bc(rho, mid), torch.zeros_like(rho)
+    if name == 'addmm' and self.dep.get(n.args[0], False):          # an input-dependent bias adds its own set
+        b = S[n.args[0]]
+        rad2, rho2 = rad2 + b[1], b[2] * math.sqrt(mid[0].numel() / b[0][0].numel())
+    return [(mid, rad2, rho2), None, None] if name == '_native_batch_norm_legit_no_training' else (mid, rad2, rho2)
+
+# %% ../nbs/02b_certify.ipynb #89d4bd63
+@patch
+def backward(self:_Ball, cot:Tensor) -> Tensor:
+    "(K, N): bounds of ‖c_kᵀ J(x')‖₂ over the balls for the rows c_k of `cot` (K, N, out), after `forward`."
+    T = {self.out: (cot, torch.zeros_like(cot), cot.new_zeros(cot.shape[:2]))}
+    for n in reversed(list(self.g.nodes)):
+        if n.op != 'call_function' or n not in T: continue
+        for a, g in self.bwd_node(n, T.pop(n)).items():
+            if a not in T: T[a] = g
+            elif isinstance(g, dict):
+                for i, v in g.items(): T[a][i] = v if i not in T[a] else tuple(p + q for p, q in zip(T[a][i], v))
+            else: T[a] = tuple(p + q for p, q in zip(T[a], g))
+    if self.inp not in T: return cot.new_zeros(cot.shape[:2])                  # logits that ignore the input
+    gm, gr, gp = T[self.inp]
+    return _nrm(gm, gr, 2) + gp
+
+@patch
+def vjp(self:_Ball, deps:list, fn, cot):
+    "cotᵀ A for the op's linear map in each input-dependent argument, batched over the cotangents' leading axis."
+    _, vf = torch.func.vjp(fn, *[self.env[a] for a in deps])
+    return torch.func.vmap(vf)(cot)
+
+@patch
+def bwd_ball(self:_Ball, n, deps:list, s:Tensor) -> dict:
+    "The fallback: each argument's cotangent lies in a ball of radius c_t ‖cotangent‖ (c_t the global constant)."
+    f, z = self.gfac(n), lambda a: s.new_zeros((s.shape[0],) + self.env[a].shape)
+    return {a: (z(a), z(a), f[a.name] * s) for a in deps}
+
+# %% ../nbs/02b_certify.ipynb #ada81166
+@patch
+def bwd_node(self:_Ball, n, t) -> dict:
+    "Interval cotangents (m, ρ_box, ρ) of node n's arguments from its own."
+    name, deps = _opname(n), [a for a in n.all_input_nodes if self.dep[a]]
+    if name == 'getitem': return {n.args[0]: {n.args[1]: t}}
+    if isinstance(t, dict):                                         # a node with several outputs
+        if name in _MULTI:
+            K = next(iter(t.values()))[0].shape[0]
+            z = lambda v: v.new_zeros((K,) + v.shape)
+            outs = self.env[n]
+            t = (tuple(t[i][0] if i in t else z(v) for i, v in enumerate(outs)),
+                 tuple(t[i][1] if i in t else z(v) for i, v in enumerate(outs)), sum(u[2] for u in t.values()))
+        elif set(t) == {0}: t = t[0]
+        else: return self.bwd_ball(n, deps, sum(_nrm(u[0], u[1], 2) + u[2] for u in t.values()))
+    gm, gr, gp = t
+    ball = bool((gp > 0).any())
+    if name in _WEIGHTED:
+        pos, A, Aabs, _ = self.weighted(n, name)
+        a = n.args[pos]
+        out = {a: (self.vjp([a], A, gm)[0], self.vjp([a], Aabs, gr)[0], gp * self.gfac(n)[a.name] if ball else gp)}
+        if name == 'addmm' and self.dep.get(n.args[0], False):     # an input-dependent bias: a sum over broadcast
+            b, o = n.args[0], self.env[n]
+            fb = lambda v: v + torch.zeros_like(o)
+            out[b] = (self.vjp([b], fb, gm)[0], self.vjp([b], fb, gr)[0],
+                      gp * math.sqrt(o[0].numel() / self.env[b][0].numel()))
+        return out
+    if name in ('add', 'sub', 'rsub') or name in _LIN:            # linear part ≥ 0 (or ±α I): |Aᵀ ρ| = |A|ᵀ ρ
+        def fn(*vs):
+            o = self.call(n, dict(zip(deps, vs)))
+            return tuple(o) if isinstance(o, (list, tuple)) else o
+        Gm, Gr = self.vjp(deps, fn, gm), self.vjp(deps, fn, gr)
+        f = (self.gfac(n) if name not in _ISO else {a.name: 1. for a in deps}) if ball else {}
+        return {a: (u, v.abs(), gp * f[a.name] if ball else gp) for a, u, v in zip(deps, Gm, Gr)}
+    if name == 'neg': return {deps[0]: (-gm, gr, gp)}
+    if name in _MONO or name in _ELEM:                              # an exact interval product with [f'_lo, f'_hi]
+        a = deps[0]
+        dl, du = self.slopes(n, name, a)
+        u, v = gm - gr, gm + gr
+        if bool((dl >= 0).all()):                                   # slopes ≥ 0: the ends are known
+            lo, hi = torch.where(u >= 0, dl * u, du * u), torch.where(v >= 0, du * v, dl * v)
+        else:
+            P = torch.stack([dl * u, dl * v, du * u, du * v])
+            lo, hi = P.amin(0), P.amax(0)
+        return {a: ((lo + hi) / 2, (hi - lo) / 2, gp * torch.maximum(dl.abs(), du.abs()).flatten(1).amax(1))}
+    if name in _MAXES and self.max_local(n, name): return self.bwd_max(n, name, deps[0], gm, gr, gp)
+    return self.bwd_ball(n, deps, _nrm(gm, gr, 2) + gp)
+
+# %% ../nbs/02b_certify.ipynb #5f918311
+@patch
+def slopes(self:_Ball, n, name:str, a) -> tuple:
+    "[f'_lo, f'_hi] ∋ f'(t) (or its generalized gradient) for every t of the argument's box, entrywise."
+    lo, hi = self.box(self.S[a])
+    one, zero = torch.ones_like(lo), torch.zeros_like(lo)
+    arg = lambda i, k, d: n.args[i] if len(n.args) > i else n.kwargs.get(k, d)
+    if name == 'relu': return (lo > 0).double(), (hi >= 0).double()
+    if name == 'leaky_relu':
+        s = float(arg(1, 'negative_slope', .01))
+        side = lambda u: torch.where(lo > 0, one, torch.where(hi < 0, s * one, u * one))
+        return side(min(s, 1.)), side(max(s, 1.))
+    if name in ('hardtanh', 'clamp', 'clamp_min', 'clamp_max'):
+        f = lambda v, d: d if v is None else float(v)
+        if name == 'hardtanh': a0, a1 = f(arg(1, 'min_val', -1.), -1.), f(arg(2, 'max_val', 1.), 1.)
+        elif name == 'clamp_min': a0, a1 = f(arg(1, 'min', None), -math.inf), math.inf
+        elif name == 'clamp_max': a0, a1 = -math.inf, f(arg(1, 'max', None), math.inf)
+        else: a0, a1 = f(arg(1, 'min', None), -math.inf), f(arg(2, 'max', None), math.inf)
+        return ((lo > a0) & (hi < a1)).double(), ((hi >= a0) & (lo <= a1)).double()
+    if name in ('sigmoid', 'tanh'):                                  # f' is largest at 0 and falls away from it
+        d = (lambda t: torch.sigmoid(t) * (1 - torch.sigmoid(t))) if name == 'sigmoid' else \
+            (lambda t: 1 - torch.tanh(t) ** 2)
+        return torch.minimum(d(lo), d(hi)), d(torch.minimum(torch.maximum(zero, lo), hi))
+    if name == 'softplus':                                           # f' = σ(βt) (1 above the threshold): rising
+        beta, th = float(arg(1, 'beta', 1.)), float(arg(2, 'threshold', 20.))
+        d = lambda t: torch.where(beta * t > th, one, torch.sigmoid(beta * t))
+        return d(lo), d(hi)
+    if name == 'abs': return torch.where(lo > 0, one, -one), torch.where(hi < 0, -one, one)
+    c = self.gfac(n)[a.name]                                         # any other: |f'| ≤ its global constant
+    return -c * one, c * one
+
+@patch
+def max_local(self:_Ball, n, name:str) -> bool:
+    "Whether the max has its local rule (max pools: 2-d, floor mode)."
+    if name != 'max_pool2d_with_indices': return True
+    return not (n.args[5] if len(n.args) > 5 else n.kwargs.get('ceil_mode', False)) and self.env[n.args[0]].dim() == 4
+
+# %% ../nbs/02b_certify.ipynb #6afbb3ee
+@patch
+def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict:
+    """Cotangents through a max over windows: a window whose best lower bound beats every other entry's upper bound
+    sends its cotangent to that entry; else each candidate gets s × cotangent, s ∈ [0, 1] (a convex combination)."""
+    lo, hi = self.box(self.S[a])
+    hull = lambda m, r: (torch.minimum(m - r, torch.zeros_like(m)), torch.maximum(m + r, torch.zeros_like(m)))
+    if name == 'max_pool2d_with_indices':
+        two = lambda i, d: (lambda v: list(v) * 2 if len(v) == 1 else list(v))(
+            n.args[i] if len(n.args) > i and n.args[i] not in (None, []) else d)
+        k = two(1, None); s, p, dl = two(2, k), two(3, [0]), two(4, [1])
+        N, C, H, W = lo.shape
+        K = gm.shape[0]
+        if s == k and p == [0, 0] and dl == [1, 1]:                   # disjoint windows: reshapes, no unfold
+            Ho, Wo = H // k[0], W // k[1]
+            win = lambda t: t[..., :Ho * k[0], :Wo * k[1]].reshape(*t.shape[:-2], Ho, k[0], Wo, k[1])
+            Ulo, Uhi = win(lo), win(hi)
+            cand = Uhi >= Ulo.amax((3, 5), keepdim=True)
+            stable = cand.sum((3, 5), keepdim=True) == 1
+            g_m, g_r = gm[..., :, None, :, None], gr[..., :, None, :, None]
+            hl, hh = hull(g_m, g_r)
+            out = lambda t: F.pad(t.reshape(K, N, C, Ho * k[0], Wo * k[1]), (0, W - Wo * k[1], 0, H - Ho * k[0]))
+            out_m = out(torch.where(stable, g_m, (hl + hh) / 2) * cand)
+            out_r = out(torch.where(stable, g_r, (hh - hl) / 2) * cand)
+            return {a: (out_m, out_r, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)}
+        pad = lambda t: F.pad(t.reshape(N * C, 1, H, W), (p[1], p[1], p[0], p[0]), value=-math.inf)
+        unf = lambda t: F.unfold(t, k, dilation=dl, stride=s)                      # (N C, k k, windows)
+        Ulo, Uhi = unf(pad(lo)), unf(pad(hi))
+        cand = Uhi >= Ulo.amax(1, keepdim=True)
+        stable = cand.sum(1, keepdim=True) == 1
+        g_m, g_r = gm.reshape(K, N * C, 1, -1), gr.reshape(K, N * C, 1, -1)
+        hl, hh = hull(g_m, g_r)
+        cm = torch.where(stable, g_m, (hl + hh) / 2) * cand
+        cr = torch.where(stable, g_r, (hh - hl) / 2) * cand
+        fold = lambda t: F.fold(t.reshape(K * N * C, t.shape[2], -1), (H + 2 * p[0], W + 2 * p[1]), k, dilation=dl,
+                                stride=s)[..., p[0]:p[0] + H, p[1]:p[1] + W].reshape(K, N, C, H, W)
+        out_m, out_r = fold(cm), fold(cr)
+    else:                                                            # amax / amin over some axes
+        nd = lo.dim()
+        dims = n.args[1] if len(n.args) > 1 else n.kwargs.get('dim', [])
+        dims = [int(i) % nd for i in (dims if isinstance(dims, (list, tuple)) else [dims])] or list(range(1, nd))
+        keep = bool(n.args[2] if len(n.args) > 2 else n.kwargs.get('keepdim', False))
+        cand = hi >= lo.amax(dims, keepdim=True) if name == 'amax' else lo <= hi.amin(dims, keepdim=True)
+        stable = cand.sum(dims, keepdim=True) == 1
+        if not keep:
+            for i in sorted(dims): gm, gr = gm.unsqueeze(i + 1), gr.unsqueeze(i + 1)
+        hl, hh = hull(gm, gr)
+        out_m = torch.where(stable, gm, (hl + hh) / 2) * cand
+        out_r = torch.where(stable, gr, (hh - hl) / 2) * cand
+    return {a: (out_m, out_r, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)}
+
+# %% ../nbs/02b_certify.ipynb #b1f09d9d
+def _cot(y:Tensor, C:int) -> Tensor:
+    "Rows e_y − e_j of the logit differences d_j = z_y − z_j, (C, N, C) (row j = y is 0)."
+    e = torch.eye(C, dtype=torch.float64, device=y.device)
+    return (e[y][None] - e[:, None, :]).contiguous()
+
+def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
+    "Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖)."
+    x = check_batch(x)
+    check_measure_dtype(model_dtype(model))
+    shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
+    if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
+    lL = lipschitz_log_bounds(model, shape)[0] if log_lipschitz is None else float(log_lipschitz)  # refuses as it does
+    ep, _ = export_program(model, shape, any_batch=True)
+    dev, factors = model_device(model), {}
+    cap = math.sqrt(2) * math.exp(lL) if lL < 700 else math.inf
+    for i in range(0, len(x), batch_size):
+        B = _Ball(ep, factors)
+        z = B.center(x[i:i + batch_size].detach().to(dev, torch.float64))
+        yield B, z, check_labels(y[i:i + batch_size], len(z), z.shape[1]).to(dev), cap
+
+# %% ../nbs/02b_certify.ipynb #2a613551
+@measurement
+def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any module the global bound accepts
+                          x:Tensor,          # centres (B, *x)
+                          y:Tensor,          # labels (B,)
+                          radius,            # ball radius: a number or (B,) per sample
+                          input_shape=None,  # per-sample input shape (default: x.shape[1:])
+                          batch_size:int=32  # samples per pass
+                         ) -> Tensor:
+    "(B, C) certified bounds of sup over B(x_i, radius_i) of ‖∇(z_y − z_j)‖₂ (0 at j = y_i), capped by √2 × the global bound."
+    r = torch.as_tensor(radius, dtype=torch.float64)
+    if r.dim() > 1 or (r.dim() == 1 and len(r) != len(x)) or not bool((r >= 0).all()) or not bool(r.isfinite().all()):
+        raise UserInputError(f"radius must be a finite number >= 0 or a (B,) = ({len(x)},) tensor of them.")
+    r, out, i = r.expand(len(x)), [], 0
+    for B, z, yy, cap in _local_chunks(model, x, y, input_shape, None, batch_size):
+        B.forward(r[i:i + len(z)].to(z.device))
+        G = (B.backward(_cot(yy, z.shape[1])).T * (1 + ROUND_UP)).clamp_max(cap)
+        out.append(G.masked_fill(F.one_hot(yy, z.shape[1]).bool(), 0.))
+        i += len(z)
+    return torch.cat(out)
+
+# %% ../nbs/02b_certify.ipynb #e8dd6f80
+@measurement
+def local_margin(model:nn.Module,       # the classifier (eval mode): any module the global bound accepts
+                 x:Tensor,              # points (B, *x)
+                 y:Tensor,              # labels (B,); 0 where the point is misclassified
+                 input_shape=None,      # per-sample input shape (default: x.shape[1:])
+                 log_lipschitz=None,    # log of the global spectral bound, if computed already (else computed)
+                 n_bisect:int=8,        # geometric bisection steps between the global radius and the first-order one
+                 batch_size:int=32      # samples per pass
+                ) -> Tensor:
+    "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
+    out = []
+    for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
+        C = z.shape[1]
+        d = (z.gather(1, yy[:, None]) - z).masked_fill(F.one_hot(yy, C).bool(), math.inf)      # (n, C): z_y − z_j
+        d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs())                      # float64 rounding
+        dmin, cot = d.amin(1), _cot(yy, C)
+        def G(r):
+            B.forward(r)
+            return (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
+        lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
+        hi = torch.maximum(torch.where(dmin > 0, (d / G(torch.zeros_like(dmin))).amin(1), lo), lo)   # r < d / ‖∇d(x)‖
+        for _ in range(n_bisect):
+            act = hi > lo * (1 + 1e-3)
+            if not bool(act.any()): break
+            mid = torch.where(act, (lo * hi).sqrt(), lo)
+            ok = (d > mid[:, None] * G(mid)).all(1) & act
+            lo, hi = torch.where(ok, mid, lo), torch.where(act & ~ok, mid, hi)
+        out.append(lo)
+    return torch.cat(out)
