@@ -12,7 +12,7 @@ from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
                             UserInputError, check_model_input, warn_pixel_range)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
-from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product
+from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, local_margin
 
 # %% auto #0
 __all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds']
@@ -404,10 +404,11 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                         n_random:int=0,                       # γ1: random starts per ball
                         n_line:int=16,                        # γ1: points on the segment to x_adv
                         batch_size:int=256,                   # samples per Jacobian batch
-                        generator:torch.Generator|None=None   # seeded generator for the random parts
+                        generator:torch.Generator|None=None,  # seeded generator for the random parts
+                        local:bool=False                      # also the certified local margin γ_local
                        ) -> dict:
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
-    with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates)."""
+    with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3)."""
     x = check_batch(x)
     check_model_input(model, x)
     warn_pixel_range(x)
@@ -425,6 +426,11 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     res = dict(score=o, jacobian_norm=s_x, gamma2=torch.where(pos, o / (2 * S2), torch.zeros_like(o)))
     for name, lL in (('gamma3', lL2), ('gamma4', lLF)):                 # through logs: deep nets over/underflow
         res[name] = _bound_from_logs(o, pos, math.log(2 * c) + lL, name, res)
+    if local:                                                            # Thm 3 on the ball (02b_certify)
+        gl = local_margin(model, x, y, input_shape, log_lipschitz=lL2).to(o.device)
+        gd = gl.to(o.dtype)
+        gd = torch.where(gd.double() > gl, torch.nextafter(gd, torch.zeros_like(gd)), gd)    # never rounded up
+        res['gamma_local'] = torch.maximum(gd, res['gamma3'])           # both certified: the larger holds
     if gamma1:
         if x_adv is None: x_adv = input_margin(model, x, y)[1]
         found = (x_adv != x).flatten(1).any(1)                              # without an adversarial point: NaN
