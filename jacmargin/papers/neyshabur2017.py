@@ -4,21 +4,28 @@
 
 # %% ../../nbs/22_neyshabur2017.ipynb #4c407f79
 from __future__ import annotations
+import math
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
+import torch
+from torch import nn, Tensor
+from ..core import UnsupportedModelError, seed_everything, default_device
 from ..data import UserInputError
+from ..learner import Learner, piecewise_schedule, evaluate
 from ..measures import plot_pac_bayes
 from ..experiment import run_grid, results_frame, summarize, pick_scale, write_results
-from ..runs import Run, run
+from ..runs import Run, run, run_data, run_model, batch_loader, StopAtLoss
 
 # %% auto #0
 __all__ = ['NAMES', 'LABELS', 'MEASURE_KW', 'FIG1_PAPER', 'FIG1_SMOKE', 'FIG1_MNIST', 'FIG1_MNIST_SMOKE', 'FIG3_PAPER',
-           'FIG3_SMOKE', 'FIG3_MNIST', 'FIG3_MNIST_SMOKE', 'FIG4_PAPER', 'FIG4_SMOKE', 'FIG4_CPU', 'EXPERIMENTS',
-           'measured_run', 'Fig1', 'fig1', 'fig1_mnist', 'Fig3', 'fig3', 'fig3_mnist', 'Fig4', 'fig4']
+           'FIG3_SMOKE', 'FIG3_MNIST', 'FIG3_MNIST_SMOKE', 'FIG4_PAPER', 'FIG4_SMOKE', 'FIG4_CPU', 'FIG5_PAPER',
+           'FIG5_SMOKE', 'FIG5_CPU', 'FIG5_CLAIMS', 'EXPERIMENTS', 'measured_run', 'Fig1', 'fig1', 'fig1_mnist', 'Fig3',
+           'fig3', 'fig3_mnist', 'Fig4', 'fig4', 'mlp_weights', 'condition_c1', 'c1_cases', 'condition_c2',
+           'c2_constant', 'condition_c3', 'ConditionsRun', 'conditions_run', 'Fig5', 'fig5']
 
 # %% ../../nbs/22_neyshabur2017.ipynb #49b865b1
 NAMES = ('margin', 'l2', 'l1_path', 'l2_path', 'spectral', 'sharpness', 'pac_bayes_kl')
@@ -215,6 +222,277 @@ def fig4(cfg:Fig4|None=None, scale:str='smoke', out='results', jobs:int=1, devic
                       'Neyshabur et al. 2017, Fig. 4: two-layer perceptron on MNIST')
     return {**write_results(out, cfg.name, recs, _table(df, ['hidden']), fig), 'runs': df}
 
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0003
+def mlp_weights(model:nn.Module) -> list:
+    "The weights [W_1, …, W_d] (h_i × h_{i-1}) of a bias-free ReLU perceptron: (Flatten,) Linear, ReLU, …, Linear."
+    leaves = [m for m in model.modules() if not list(m.children()) and not isinstance(m, nn.Flatten)]
+    kinds = [type(m) for m in leaves]
+    if not (len(kinds) % 2 and all(k is nn.Linear for k in kinds[::2]) and all(k is nn.ReLU for k in kinds[1::2])):
+        raise UnsupportedModelError(f"The conditions of Theorem 1 are stated for ReLU perceptrons (Linear, ReLU, …, "
+                                    f"Linear); got the layers {[k.__name__ for k in kinds]}.")
+    if any(m.bias is not None and bool(m.bias.ne(0).any()) for m in leaves[::2]):
+        raise UnsupportedModelError("Theorem 1's network has no biases (f(x) = W_d D_{d-1} W_{d-1} ⋯ D_1 W_1 x): "
+                                    "build the perceptron with bias=False (models.MLP(..., bias=False)).")
+    return [m.weight.detach() for m in leaves[::2]]
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0006
+def _levels(weights:list, x:Tensor) -> tuple:
+    "Pre-activations z_k = W_k Π_{j<k} D_j W_j x, (B, h_k) for k = 1..d, and the masks D_k = 1[z_k > 0] for k < d."
+    zs, ds, f = [], [], x                                       # f: (B, h_{k-1})
+    for k, W in enumerate(weights, 1):
+        zs.append(z := f @ W.to(x).T)                           # (B, h_k)
+        if k < len(weights):
+            ds.append(z > 0)
+            f = z * ds[-1]
+    return zs, ds
+
+def _inputs_unit(x:Tensor) -> Tensor:
+    "Inputs flattened to (B, h_0) and scaled to ‖x‖ = 1, as Theorem 1 assumes."
+    x = x.flatten(1)
+    return x / x.norm(dim=1, keepdim=True)
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0007
+def _c1_triples(d:int) -> Tensor:
+    "Every (a, c, b) with 0 ≤ a ≤ c < b ≤ d: (T, 3)."
+    return torch.tensor([(a, c, b) for a in range(d + 1) for c in range(a, d) for b in range(c + 1, d + 1)])
+
+def condition_c1(weights:list, x:Tensor) -> tuple:
+    "C1 ratios ‖Π_{c+1}^b D_iW_i‖_F ‖Π_a^c D_iW_i‖_F / (√h_c ‖Π_a^b D_iW_i‖_F): (B, T), and their (a, c, b): (T, 3)."
+    x = x.flatten(1)
+    Ws, d, B = [w.to(x) for w in weights], len(weights), len(x)
+    _, ds = _levels(Ws, x)
+    masks = [None, *(m.to(x) for m in ds), None]                 # D_0 = I (W_0 = x), D_1 … D_{d-1}, D_d = I
+    h = [x.shape[1], *(W.shape[0] for W in Ws)]                   # h_0 … h_d
+    N = {}                                                        # (a, b) -> ‖Π_{i=a}^b D_i W_i‖_F: (B,)
+    for a in range(d + 1):
+        P = x[:, :, None] if a == 0 else Ws[a - 1].expand(B, -1, -1)    # W_a: (B, h_a, h_{a-1}), W_0 = x: (B, h_0, 1)
+        for b in range(a, d + 1):
+            if b > a: P = Ws[b - 1] @ P                                  # (B, h_b, ·)
+            if masks[b] is not None and b > 0: P = masks[b][:, :, None] * P   # D_b
+            N[a, b] = P.flatten(1).norm(dim=1)
+    T = _c1_triples(d)
+    r = torch.stack([N[c + 1, b] * N[a, c] / (math.sqrt(h[c]) * N[a, b]) for a, c, b in T.tolist()], 1)  # (B, T)
+    return r, T
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a000a
+def c1_cases(triples:Tensor) -> dict:
+    "Masks (T,) of C1's triples: all a ≤ c ≤ b−1 (Fig. 6 left), a < c < b (Thm 1), a < c < b−1, c = a or c = b−1."
+    a, c, b = triples.T
+    return {'all': torch.ones_like(a, dtype=torch.bool), 'theorem': a < c, 'interior': (a < c) & (c < b - 1),
+            'edge': (c == a) | (c == b - 1)}
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a000d
+def condition_c2(weights:list, x:Tensor, deltas, scale:str='rms') -> Tensor:
+    "C2: the fraction of units of each hidden level k with |z_k,i| ≤ δ·s_k, (B, d−1, len(deltas)); s_k = 1 or RMS(z_k)."
+    if scale not in ('rms', 'raw'): raise UserInputError(f"scale={scale!r}: use 'rms' or 'raw'.")
+    x = x.flatten(1)
+    zs, _ = _levels(weights, x)
+    dl = torch.as_tensor(deltas, dtype=x.dtype, device=x.device)                  # (n,)
+    out = []
+    for z in zs[:-1]:                                                              # hidden levels 1 … d−1
+        s = z.norm(dim=1, keepdim=True) / math.sqrt(z.shape[1]) if scale == 'rms' else torch.ones_like(z[:, :1])
+        out.append((z.abs()[:, :, None] <= dl * s[:, :, None]).to(x.dtype).mean(1))   # (B, n)
+    return torch.stack(out, 1)
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a000e
+def c2_constant(frac:Tensor, deltas, min_frac:float=0.01) -> Tensor:
+    "The smallest C2 with frac(δ) ≤ C2·δ at the grid's δ where frac ≥ `min_frac` (resolved): (..., n) → (...)."
+    dl = torch.as_tensor(deltas, dtype=frac.dtype, device=frac.device)
+    return torch.where(frac >= min_frac, frac / dl, torch.zeros_like(frac)).amax(-1)
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0011
+def condition_c3(weights:list, x:Tensor) -> list:
+    "C3: per unit j of each layer i, √h_i ‖W_i[j]‖ / ‖D_i W_i‖_F, one (B, h_i) tensor per layer (D_d = I)."
+    x = x.flatten(1)
+    Ws = [w.to(x) for w in weights]
+    _, ds = _levels(Ws, x)
+    out = []
+    for i, W in enumerate(Ws):
+        rows = W.norm(dim=1)                                                       # (h_i,) ‖W_i[j]‖
+        active = ds[i].to(x) if i < len(ds) else torch.ones(len(x), len(rows), dtype=x.dtype, device=x.device)
+        dw = (active * rows ** 2).sum(1, keepdim=True).sqrt()                      # (B, 1) ‖D_i W_i‖_F
+        out.append(math.sqrt(len(rows)) * rows / dw)                               # (B, h_i)
+    return out
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0014
+_HIDDEN10 = (('bias', False), ('widths', (1000,) * 10))    # 10 hidden ReLU levels of 1000 units, no biases
+
+@dataclass(frozen=True)
+class ConditionsRun:
+    "One network of Fig. 5: trained as `run` says from a seeded random initialization; C1-C3 measured at both ends."
+    run: Run = Run(dataset='mnist', model='mlp', model_kw=_HIDDEN10, n_train=0, batch_size=64,
+                   lr_pairs=((0.01, 1000),), target_loss=1e-4, stats=('accuracy',))
+    init: str = 'he'           # 'he': W_i ~ N(0, 2/h_{i-1}) (He et al. 2015); 'torch': nn.Linear's default
+    n_inputs: int = 16         # training images (a seeded choice) the conditions are measured on, each at ‖x‖ = 1
+    deltas: tuple = tuple(float(f'{d:.4g}') for d in np.geomspace(1e-3, 10, 41))      # C2's δ / RMS(z_k)
+    raw_deltas: tuple = tuple(float(f'{d:.4g}') for d in np.geomspace(1e-6, 100, 81))  # C2's δ on raw z_k
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0015
+_C3_BINS = np.linspace(0, 5, 101)                          # the stored histogram of C3's per-unit ratios (+ overflow)
+
+def _initialise(model:nn.Module, init:str, seed:int) -> nn.Module:
+    "Draw `model`'s Linear weights from `init` ('he': N(0, 2/fan_in); 'torch': keep nn.Linear's draw), seeded."
+    if init not in ('he', 'torch'): raise UserInputError(f"init={init!r}: use 'he' or 'torch'.")
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if init == 'he' and isinstance(m, nn.Linear):
+                m.weight.copy_(torch.randn(m.weight.shape, generator=g) * math.sqrt(2 / m.in_features))
+    return model
+
+def _conditions(weights:list, x:Tensor, cfg:ConditionsRun) -> tuple:
+    "(summary, detail) of C1-C3 of `weights` on inputs x (B, h_0), in float64."
+    Ws, x = [w.double() for w in weights], _inputs_unit(x.double())
+    r, T = condition_c1(Ws, x)                                                    # (B, T)
+    f2, f2raw = condition_c2(Ws, x, cfg.deltas), condition_c2(Ws, x, cfg.raw_deltas, 'raw')   # (B, d−1, n)
+    c3 = condition_c3(Ws, x)
+    all3 = torch.cat([t.flatten() for t in c3]).cpu().numpy()
+    summ = {**{f'inv_mu_{k}': float(r[:, m].max()) for k, m in c1_cases(T).items()},
+            'c2': float(c2_constant(f2.mean(0), cfg.deltas).max()),               # fractions pooled over the inputs
+            'c2_worst': float(c2_constant(f2, cfg.deltas).max()),                 # the worst single input
+            'c2_raw': float(c2_constant(f2raw.mean(0), cfg.raw_deltas).max()), 'c3': float(all3.max())}
+    r6 = lambda t: np.round(np.asarray(t.tolist() if isinstance(t, Tensor) else t, dtype=float), 6).tolist()
+    det = {'c1': r6(r), 'c2': r6(f2.mean(0)), 'c2_raw': r6(f2raw.mean(0)),
+           'c3_layer_max': r6(torch.stack([t.amax() for t in c3])),
+           'c3_hist': np.histogram(all3, np.r_[_C3_BINS, np.inf])[0].tolist()}
+    return summ, det
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0016
+def conditions_run(cfg:ConditionsRun, device=None, root=None) -> dict:
+    "Train `cfg.run`'s bias-free perceptron from its seeded init; its errors and C1-C3 (Thm 1) at the init and the end."
+    r = cfg.run
+    if r.regs or r.augment != 'none' or r.loss != 'cce' or r.weight_decay:
+        raise UserInputError("Fig. 5 trains with plain cross-entropy: regs, augment, loss and weight_decay stay unset.")
+    device = torch.device(device) if device else default_device()
+    train, _, ev = run_data(r, root)
+    seed_everything(r.seed)
+    model = _initialise(run_model(r, train), cfg.init, r.seed).to(device)
+    w0 = [w.clone() for w in mlp_weights(model)]                                  # the random initialization
+    stop = [StopAtLoss(train.to(device), r.target_loss)] if r.target_loss > 0 else []
+    learn = Learner(model, batch_loader(train, r.batch_size, True, r.seed, None, device), opt=r.opt,
+                    schedule=piecewise_schedule(r.lr_pairs), momentum=r.momentum, callbacks=stop, progress=False,
+                    eval_train=False)
+    learn.fit(sum(n for _, n in r.lr_pairs))
+    tr, te = (evaluate(model, ds.to(device)) for ds in (train, ev))
+    g = torch.Generator().manual_seed(r.seed)
+    x = train.x[torch.randperm(len(train), generator=g)[:cfg.n_inputs]].to(device).flatten(1)   # (B, h_0)
+    res = {'train_err': 100 * (1 - tr['acc']), 'test_err': 100 * (1 - te['acc']), 'train_loss': tr['loss'],
+           'epochs': learn.epoch, 'reached': bool(stop[0].reached) if stop else None, 'detail': {}}
+    for name, Ws in (('init', w0), ('learned', mlp_weights(model))):
+        res[name], res['detail'][name] = _conditions(Ws, x, cfg)
+        res['detail'][name]['outputs'] = np.round(_levels(Ws, x)[0][-1].cpu().double().numpy(), 5).tolist()  # f(x)
+    res['detail']['triples'] = _c1_triples(len(w0)).tolist()                         # (T, 3): the columns of c1
+    return res
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0018
+@dataclass(frozen=True)
+class Fig5:
+    "Neyshabur et al. 2017, Fig. 5-8: C1-C3 of Thm 1 on a 10-layer perceptron, 1000 units per layer, init vs learned."
+    seeds: int = 1
+    name: str = 'neyshabur2017-fig5'
+    net: ConditionsRun = ConditionsRun()
+
+FIG5_PAPER = Fig5()
+FIG5_SMOKE = replace(FIG5_PAPER, net=ConditionsRun(
+    replace(FIG5_PAPER.net.run, model_kw=(('bias', False), ('widths', (32,) * 3)), n_train=200, n_test=500,
+            lr_pairs=((0.02, 2),), target_loss=0.), n_inputs=4))
+# one CPU core, ≤ 30 min: all 60 000 images, 10 epochs (7 at 0.02, 3 at 0.002) instead of App. A's CE < 10⁻⁴
+FIG5_CPU = replace(FIG5_PAPER, net=replace(FIG5_PAPER.net, run=replace(FIG5_PAPER.net.run, target_loss=0.,
+                                                                       lr_pairs=((0.02, 7), (0.002, 3)))))
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a0019
+def fig5(cfg:Fig5|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
+         progress:bool=True, root=None) -> dict:
+    "Run Fig. 5 (one network per seed: C1-C3 at its init and after training); write the table and figure to `out`."
+    cfg = pick_scale(cfg, scale, FIG5_PAPER, FIG5_SMOKE, FIG5_CPU)
+    cfg = replace(cfg, seeds=seeds or cfg.seeds)
+    cfgs = [replace(cfg.net, run=replace(cfg.net.run, seed=s)) for s in range(cfg.seeds)]
+    recs = run_grid(partial(conditions_run, device=device, root=root), cfgs, Path(out) / 'cache', jobs,
+                    progress=progress)
+    lean = [{**r, 'config': {**r['config']['run'], 'init': r['config']['init'], 'n_inputs': r['config']['n_inputs']},
+             'result': {k: v for k, v in r['result'].items() if k != 'detail'}} for r in recs]   # no arrays in csv
+    return {**write_results(out, cfg.name, lean, _fig5_table(recs), _plot_fig5(recs, cfg)),
+            'runs': results_frame(lean)}
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a001a
+FIG5_CLAIMS = (('inv_mu_theorem', '1/μ (C1), 0 ≤ a < c < b ≤ d', '≤ 4 (μ ≥ 1/4)'),
+               ('inv_mu_all', '1/μ over a ≤ c ≤ b−1 (Fig. 6 left)', '–'),
+               ('inv_mu_interior', '1/μ over a < c < b−1 (Fig. 6 middle)', '–'),
+               ('inv_mu_edge', '1/μ over c = a or c = b−1 (Fig. 6 right)', '–'),
+               ('c2', 'C2, δ in units of the level\'s RMS pre-activation', '≤ 5'),
+               ('c2_worst', 'C2, the same, worst single input', '≤ 5'),
+               ('c2_raw', 'C2, raw δ (‖x‖ = 1)', '≤ 5'),
+               ('c3', 'C3', '≤ 3'))
+
+def _fig5_table(recs:list) -> pd.DataFrame:
+    "The paper's claims (Sec. 4) beside C1-C3 at the random init and after training (max over seeds), and the errors."
+    res = [r['result'] for r in recs]
+    rows = [{'condition': lab, 'paper (Sec. 4, Fig. 5)': claim,
+             **{net: f"{max(r[net][k] for r in res):.3g}" for net in ('init', 'learned')}}
+            for k, lab, claim in FIG5_CLAIMS]
+    for k, lab in (('train_err', 'training error %'), ('test_err', 'test error %')):
+        rows.append({'condition': lab, 'paper (Sec. 4, Fig. 5)': '–', 'init': '–',
+                     'learned': f"{np.mean([r[k] for r in res]):.3g}"})
+    return pd.DataFrame(rows).rename(columns={'init': 'random init', 'learned': 'learned'})
+
+# %% ../../nbs/22_neyshabur2017.ipynb #5f0a001b
+_NETS = {'init': 'random init', 'learned': 'learned'}
+
+def _c1_panel(ax, D:dict, net:str, case:str, title:str):
+    "Histogram of C1's ratios over inputs and the triples of `case` (Fig. 5 left, Fig. 6)."
+    m = c1_cases(torch.tensor(D['triples']))[case].numpy()
+    ax.hist(np.asarray(D[net]['c1'])[:, m].ravel(), bins=40, color='tab:blue' if net == 'init' else 'tab:orange')
+    ax.axvline(4, color='k', ls='--', lw=1, label='1/μ = 4 (paper: μ ≥ 1/4)')
+    ax.set_xlabel('‖Π_{c+1}^b‖ ‖Π_a^c‖ / (√h_c ‖Π_a^b‖)', fontsize=7)
+    ax.set_title(f'{title} ({_NETS[net]})', fontsize=8)
+
+def _c2_panel(ax, D:dict, net:str, deltas, title:str, zoom:float|None=None):
+    "C2: fraction of units with |z_k,i| ≤ δ·RMS(z_k) against δ, one line per hidden level k (Fig. 5 middle, Fig. 7)."
+    f, dl, cmap = np.asarray(D[net]['c2']), np.asarray(deltas), plt.get_cmap('viridis')
+    for k, fk in enumerate(f): ax.plot(dl, fk, color=cmap(k / max(len(f) - 1, 1)), lw=1,
+                                       label=f'level {k + 1}' if k in (0, len(f) - 1) else None)
+    ax.plot(dl, 5 * dl, 'k--', lw=1, label='C2·δ, C2 = 5')
+    hi = zoom or 2.
+    ax.set_xlim(0, hi); ax.set_ylim(0, min(1, 5 * hi) if zoom else 1.02)
+    ax.set_xlabel('δ / RMS(z_k)', fontsize=7)
+    ax.set_title(f'{title} ({_NETS[net]}{", zoomed" if zoom else ""})', fontsize=8)
+
+def _c3_panel(ax, D:dict, net:str, title:str):
+    "C3: histogram of √h_i‖W_i[j]‖ / ‖D_i W_i‖_F over units, layers and inputs (Fig. 5 right, Fig. 8)."
+    h = np.asarray(D[net]['c3_hist'])
+    ax.stairs(h[:-1], _C3_BINS, fill=True, color='tab:blue' if net == 'init' else 'tab:orange')
+    ax.axvline(3, color='k', ls='--', lw=1, label='C3 = 3 (paper: C3 ≤ 3)')
+    ax.set_xlabel('√h_i ‖W_i[j]‖ / ‖D_i W_i‖_F', fontsize=7)
+    ax.set_title(f'{title} ({_NETS[net]})' + (f', {h[-1]} above 5' if h[-1] else ''), fontsize=8)
+
+def _plot_fig5(recs:list, cfg:Fig5):
+    "Fig. 5 (learned: C1, C2, C3) over App. D's Fig. 6 (C1 cases), Fig. 7 (C2) and Fig. 8 (C3, outputs), first seed."
+    D, dl = recs[0]['result']['detail'], cfg.net.deltas
+    fig, axs = plt.subplots(5, 3, figsize=(13, 17))
+    _c1_panel(axs[0, 0], D, 'learned', 'all', 'Fig. 5 left: C1')
+    _c2_panel(axs[0, 1], D, 'learned', dl, 'Fig. 5 middle: C2')
+    _c3_panel(axs[0, 2], D, 'learned', 'Fig. 5 right: C3')
+    for row, net in ((1, 'init'), (2, 'learned')):
+        for ax, case, t in zip(axs[row], ('all', 'interior', 'edge'),
+                               ('Fig. 6: a ≤ c ≤ b−1', 'Fig. 6: a < c < b−1', 'Fig. 6: c = a or c = b−1')):
+            _c1_panel(ax, D, net, case, t)
+    _c2_panel(axs[3, 0], D, 'init', dl, 'Fig. 7: C2')
+    _c2_panel(axs[3, 1], D, 'learned', dl, 'Fig. 7: C2')
+    _c2_panel(axs[3, 2], D, 'learned', dl, 'Fig. 7: C2', zoom=0.1)
+    _c3_panel(axs[4, 0], D, 'init', 'Fig. 8: C3')
+    _c3_panel(axs[4, 1], D, 'learned', 'Fig. 8: C3')
+    for net, c in (('init', 'tab:blue'), ('learned', 'tab:orange')):
+        axs[4, 2].hist(np.ravel(D[net]['outputs']), bins=30, alpha=0.6, color=c, label=_NETS[net])
+    axs[4, 2].set_title('Fig. 8: output values f(x)', fontsize=8)
+    for ax in axs.flat: ax.legend(fontsize=6); ax.tick_params(labelsize=7)
+    r = cfg.net.run
+    fig.suptitle(f"Neyshabur et al. 2017, Fig. 5-8: conditions of Thm 1, {len(dict(r.model_kw)['widths'])} hidden "
+                 f"levels × {dict(r.model_kw)['widths'][0]} units on {r.n_train or 'all'} {r.dataset} images "
+                 f"({cfg.net.n_inputs} inputs)", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    return fig
+
 # %% ../../nbs/22_neyshabur2017.ipynb #d0bcfba7
 EXPERIMENTS = {'neyshabur2017-fig1': fig1, 'neyshabur2017-fig1-mnist': fig1_mnist, 'neyshabur2017-fig3': fig3,
-               'neyshabur2017-fig3-mnist': fig3_mnist, 'neyshabur2017-fig4': fig4}
+               'neyshabur2017-fig3-mnist': fig3_mnist, 'neyshabur2017-fig4': fig4,
+               'neyshabur2017-fig5': fig5}
