@@ -358,7 +358,7 @@ def _conditions(weights:list, x:Tensor, cfg:ConditionsRun) -> tuple:
     return summ, det
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5f0a0016
-def conditions_run(cfg:ConditionsRun, device=None, root=None) -> dict:
+def conditions_run(cfg:ConditionsRun, device=None, root=None, progress:bool=False) -> dict:
     "Train `cfg.run`'s bias-free perceptron from its seeded init; its errors and C1-C3 (Thm 1) at the init and the end."
     r = cfg.run
     if r.regs or r.augment != 'none' or r.loss != 'cce' or r.weight_decay:
@@ -370,14 +370,16 @@ def conditions_run(cfg:ConditionsRun, device=None, root=None) -> dict:
     w0 = [w.clone() for w in mlp_weights(model)]                                  # the random initialization
     stop = [StopAtLoss(train.to(device), r.target_loss)] if r.target_loss > 0 else []
     learn = Learner(model, batch_loader(train, r.batch_size, True, r.seed, None, device), opt=r.opt,
-                    schedule=piecewise_schedule(r.lr_pairs), momentum=r.momentum, callbacks=stop, progress=False,
+                    schedule=piecewise_schedule(r.lr_pairs), momentum=r.momentum, callbacks=stop, progress=progress,
                     eval_train=False)
     learn.fit(sum(n for _, n in r.lr_pairs))
     tr, te = (evaluate(model, ds.to(device)) for ds in (train, ev))
     g = torch.Generator().manual_seed(r.seed)
     x = train.x[torch.randperm(len(train), generator=g)[:cfg.n_inputs]].to(device).flatten(1)   # (B, h_0)
     res = {'train_err': 100 * (1 - tr['acc']), 'test_err': 100 * (1 - te['acc']), 'train_loss': tr['loss'],
-           'epochs': learn.epoch, 'reached': bool(stop[0].reached) if stop else None, 'detail': {}}
+           'epochs': learn.epoch, 'reached': bool(stop[0].reached) if stop else None,
+           't_step_ms': 1e3 * float(np.median([sum(b) for b in learn.batch_times])) if learn.batch_times else None,
+           'detail': {}}
     for name, Ws in (('init', w0), ('learned', mlp_weights(model))):
         res[name], res['detail'][name] = _conditions(Ws, x, cfg)
         res['detail'][name]['outputs'] = np.round(_levels(Ws, x)[0][-1].cpu().double().numpy(), 5).tolist()  # f(x)
@@ -407,8 +409,8 @@ def fig5(cfg:Fig5|None=None, scale:str='smoke', out='results', jobs:int=1, devic
     cfg = pick_scale(cfg, scale, FIG5_PAPER, FIG5_SMOKE, FIG5_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds)
     cfgs = [replace(cfg.net, run=replace(cfg.net.run, seed=s)) for s in range(cfg.seeds)]
-    recs = run_grid(partial(conditions_run, device=device, root=root), cfgs, Path(out) / 'cache', jobs,
-                    progress=progress)
+    recs = run_grid(partial(conditions_run, device=device, root=root, progress=progress), cfgs, Path(out) / 'cache',
+                    jobs, progress=progress)
     lean = [{**r, 'config': {**r['config']['run'], 'init': r['config']['init'], 'n_inputs': r['config']['n_inputs']},
              'result': {k: v for k, v in r['result'].items() if k != 'detail'}} for r in recs]   # no arrays in csv
     return {**write_results(out, cfg.name, lean, _fig5_table(recs), _plot_fig5(recs, cfg)),
