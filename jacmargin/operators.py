@@ -217,17 +217,17 @@ def _adjoint_taps(idx:Tensor, n:int) -> Tensor:
     return inv[:n]
 
 def _gram(idx:Tensor, n:int, K:Tensor) -> Tensor:
-    "AᴴA (n C, n C), positions major, of A = Σ_t S_t ⊗ K_t: S_t reads input idx[o, t] for output o; K (T, O, C)."
-    T, C = idx.shape[1], K.shape[-1]
-    Kt = K.transpose(0, 1).reshape(K.shape[1], T * C)                           # [K_1 ... K_T]
-    P = (Kt.mH @ Kt).reshape(T, C, T, C)                                         # P[a, :, b] = K_aᴴ K_b
-    G = K.new_zeros(n, C, n, C)
-    Gv = G.permute(0, 2, 1, 3)                                                   # (n, n, C, C) view
+    "AᴴA (B, n C, n C), positions major, of A = Σ_t S_t ⊗ K_t for each K (B, T, O, C); S_t reads input idx[o, t]."
+    B, T, O, C = K.shape
+    Kt = K.transpose(1, 2).reshape(B, O, T * C)                                  # [K_1 ... K_T]
+    P = (Kt.mH @ Kt).reshape(B, T, C, T, C)                                      # P[:, a, :, b] = K_aᴴ K_b
+    G = K.new_zeros(B, n, C, n, C)
+    Gv = G.permute(1, 3, 0, 2, 4)                                                # (n, n, B, C, C) view
     for a in range(T):
         for b in range(T):
             o = ((idx[:, a] < n) & (idx[:, b] < n)).nonzero()[:, 0]             # outputs reading through both taps
-            Gv.index_put_((idx[o, a], idx[o, b]), P[a, :, b].expand(len(o), C, C), accumulate=True)
-    return G.reshape(n * C, n * C)
+            Gv.index_put_((idx[o, a], idx[o, b]), P[:, a, :, b].expand(len(o), B, C, C), accumulate=True)
+    return G.reshape(B, n * C, n * C)
 
 # %% ../nbs/02_operators.ipynb #fc8b054e
 _U = 2. ** -53                                                    # unit roundoff of float64
@@ -295,9 +295,10 @@ def conv_norm_partial_fourier(w:Tensor, in_spatial:tuple, stride, padding, dilat
         idx, n, K = _adjoint_taps(idx, n), idx.shape[0], K.mH
     N, inner = n * K.shape[-1], idx.shape[1] ** 2 * max(K.shape[-2:])
     if N <= direct:                                                              # LAPACK's eigensolver, as item 6
-        return math.sqrt(max(max(torch.linalg.eigvalsh(_gram(idx, n, k))[-1].item() for k in K), 0.)) * (1 + ROUND_UP)
+        top = max(torch.linalg.eigvalsh(_gram(idx, n, k))[..., -1].max().item() for k in K.split(max(1, 2**22 // N**2)))
+        return math.sqrt(max(top, 0.)) * (1 + ROUND_UP)
     theta = max(_candidate(idx, n, k) for k in K) * (1 + _MARGIN)
-    tops = [_chol_certify(_gram(idx, n, k), theta, inner) for k in K]
+    tops = [_chol_certify(_gram(idx, n, k[None])[0], theta, inner) for k in K]
     return None if None in tops else math.sqrt(max(tops)) * (1 + ROUND_UP)
 
 # %% ../nbs/02_operators.ipynb #dc5859d0
@@ -335,7 +336,8 @@ def conv_norm_certified(w:Tensor, in_spatial:tuple, stride, padding, dilation, g
     if all(s >= dl * (kk - 1) + 1 for kk, s, dl in zip(k, stride, dilation)):   # 2. windows that never overlap
         return torch.linalg.matrix_norm(w.reshape(groups, O // groups, -1), ord=2).max().item() * (1 + ROUND_UP)
     args, b = (w, fwd_in, stride, padding, dilation, groups), None
-    if min(C * math.prod(fwd_in), O * math.prod(fwd_out)) // groups <= _DENSE_GRAM:   # 3. exact, by Cholesky
+    N = min(C * math.prod(fwd_in), O * math.prod(fwd_out)) // groups                # Gram rows per group
+    if N <= _DENSE_GRAM and groups * N ** 3 <= _DENSE_GRAM ** 3:                  # 3. exact, by Cholesky
         b = conv_norm_partial_fourier(*args, circular=())
     if b is None and d > 1 and _partial_work(*args) <= _PARTIAL_WORK:       # 4. partial Fourier
         b = conv_norm_partial_fourier(*args, circular=tuple(range(1, d)))
