@@ -3,6 +3,8 @@ models. Run with the package on the path; `--old PATH` also runs the same models
 `lipschitz_bound` (e.g. a worktree of an earlier commit) in a subprocess, side by side.
 
     python bench/certify.py [--old /path/to/checkout] [--out bench/results/certify.csv]
+
+`--layers` measures single 3x3 convolutions instead (certified / exact norm, seconds), printed only.
 """
 import argparse, json, math, os, subprocess, sys, time, warnings
 import torch
@@ -32,6 +34,25 @@ def _max_jac(m, shape, n=8) -> float:
     x = torch.rand(n, *shape, generator=g, dtype=torch.float64)
     return jacobian_spectral_norm(m, x, 'logits').max().item()
 
+LAYERS = [(64, 4, 1), (64, 4, 2), (64, 8, 1), (64, 8, 2), (512, 4, 1), (512, 4, 2), (512, 8, 1), (512, 8, 2)]
+
+def layer(c:int, n:int, s:int) -> dict:
+    "A c -> c 3x3 conv (padding 1, stride s, torch's init, seed 0) on c x n x n: certified and circular / exact, seconds."
+    from jacmargin.operators import conv_norm_certified, conv_norm_circular, dense_operator, operator_norm
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(c, c, 3, stride=s, padding=1, bias=False).double()
+    w, args = conv.weight.detach(), ((n, n), (s, s), (1, 1), (1, 1))
+    t = time.perf_counter(); cert = conv_norm_certified(w, *args); t_cert = time.perf_counter() - t
+    t = time.perf_counter(); circ = conv_norm_circular(w, *args); t_circ = time.perf_counter() - t
+    m = (n + 2 - 3) // s + 1
+    if c * n * n * c * m * m <= 2 ** 27:                # the dense float64 matrix: its smaller Gram's top eigenvalue
+        A = dense_operator(conv, (c, n, n))
+        G = A.T @ A if A.shape[1] <= A.shape[0] else A @ A.T
+        exact, kind = math.sqrt(torch.linalg.eigvalsh(G)[-1].item()), 'dense float64'
+    else: exact, kind = operator_norm(conv, (c, n, n), tol=1e-9), 'Lanczos (a lower value)'
+    return dict(conv=f'{c}->{c} 3x3', input=f'{c}x{n}x{n}', stride=s, certified_over_exact=cert / exact,
+                circular_over_exact=circ / exact, exact_from=kind, certified_seconds=t_cert, circular_seconds=t_circ)
+
 def bound(name:str) -> dict:
     "The bound of one model with this checkout's `lipschitz_bound`, and its wall time."
     import jacmargin as jm
@@ -43,8 +64,15 @@ def bound(name:str) -> dict:
 if __name__ == '__main__':
     ap = argparse.ArgumentParser()
     ap.add_argument('--old'); ap.add_argument('--out', default='bench/results/certify.csv')
-    ap.add_argument('--one')
+    ap.add_argument('--one'); ap.add_argument('--layers', action='store_true')
     a = ap.parse_args()
+    if a.layers:                                        # single convolutions: the certificate's tightness per layer
+        import pandas as pd
+        rows = []
+        for cfg in LAYERS: rows.append(layer(*cfg)); print(rows[-1], flush=True)
+        df = pd.DataFrame(rows)
+        print(f"torch {torch.__version__}, {os.cpu_count()} CPU cores, {torch.get_num_threads()} torch threads")
+        print(df.to_string(index=False)); sys.exit()
     if a.one:                                           # child mode: one model, JSON on stdout
         print(json.dumps(bound(a.one))); sys.exit()
     rows = []
