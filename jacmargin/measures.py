@@ -16,7 +16,7 @@ from .core import (check_batch, device_draw, check_labels, check_measure_dtype, 
     record_taps, model_taps, model_dtype, model_device, UnsupportedModelError)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm, conv_norm_certified
-from .certify import export_program
+from .certify import export_program, local_margin
 
 # %% auto #0
 __all__ = ['MEASURES', 'MEASURE_INFO', 'UndefinedMeasureError', 'output_margins', 'margin_percentile', 'frobenius_product',
@@ -619,10 +619,11 @@ def jacobian_stats(model:nn.Module,     # the classifier: (B, *x) → logits (B,
 class _Ctx:
     "What the measures of one model share: data, options and cached margins."
     def __init__(self, model, x, y, x_eval=None, eps=0.05, constants=False, alpha=5e-4, sharpness_steps=10,
-                 pac_target=0.1, pac_rtol=0.1, pac_samples=16, pac_max_samples=1024, batch_size=512, seed=0, taps=None):
+                 pac_target=0.1, pac_rtol=0.1, pac_samples=16, pac_max_samples=1024, batch_size=512, seed=0, taps=None,
+                 n_local=256):
         self.model, self.x, self.y, self.x_eval = model, x, y, (x if x_eval is None else x_eval)
         self.eps, self.constants, self.alpha, self.steps = eps, constants, alpha, sharpness_steps
-        self.bs, self.seed, self.taps = batch_size, seed, taps
+        self.bs, self.seed, self.taps, self.n_local = batch_size, seed, taps, n_local
         self.pac_kw = dict(target=pac_target, rtol=pac_rtol, n_samples=pac_samples, max_samples=pac_max_samples)
         self.shape, self._c = tuple(x.shape[1:]), {}
     def get(self, key, f):
@@ -644,6 +645,10 @@ class _Ctx:
                 "by γ² is undefined. Fit the training set, or pass a larger `eps`.")
         return g
     def per_gamma2(self, v): return float(v) / self.gamma_pos ** 2
+    @property
+    def local(self):
+        "Certified local margins γ_local (02b_certify) of the first `n_local` training points (0 where misclassified)."
+        return self.get('l', lambda: local_margin(self.model, self.x[:self.n_local], self.y[:self.n_local]))
     @property
     def prog(self): return self.get('g', lambda: _program(self.model, self.shape))   # one export, all weight measures
     @property
@@ -681,6 +686,7 @@ MEASURES: dict[str, Callable] = {
     'l2_path': lambda c: c.per_gamma2(_path_norm(c.prog, 2) ** 2
                                       * (math.prod(4. * h for h in _units(c)) if c.constants else 1)),
     'spectral': lambda c: c.per_gamma2(_spectral_prod(c.layers, model_dtype(c.model), c.constants)),
+    'gamma_local': lambda c: c.local.median().item(),
     'sharpness': lambda c: float(sharpness(c.model, c.x, c.y, c.alpha, c.steps, batch_size=c.bs, seed=c.seed)),
     'pac_bayes_kl': lambda c: c.pac['kl'],
     'pac_bayes_kl_se': lambda c: c.pac['kl_se'],                  # its Monte Carlo standard error
@@ -742,6 +748,8 @@ MEASURE_INFO = pd.DataFrame([   # one row per key of MEASURES: what it is, formu
      'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
     ('spectral', 'spectral capacity Π_i ‖W_i‖₂² / γ², operator norms of convs (× Π_i h_i with constants=True)',
      'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
+    ('gamma_local', 'median over the first n_local (256) training points of the certified local margin γ_local: the largest ℓ2 radius whose ball provably keeps the class (0 where misclassified)',
+     'Sokolić et al. 2017, Thm 3 on the ball (02b_certify)', 'input units (ℓ2)', 'larger = simpler'),
     ('sharpness', 'ζ_α: max over |ν| ≤ α(|w|+1) of (L(w+ν) − L(w)) / (1 + L(w)), α = 5e-4',
      'Neyshabur et al. 2017, eq. 4', 'relative loss increase', 'larger = more complex'),
     ('pac_bayes_kl', 'KL(w + ν ‖ prior) at the α where the expected sharpness reaches pac_target, σ_i = α(10|w_i|+1)',
