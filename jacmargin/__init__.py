@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precision', 'jacobian', 'jacobian_frobenius_sq',
-           'jacobian_spectral_norm', 'operator_norm', 'fold_batchnorm', 'lipschitz_bound', 'score', 'output_margin',
-           'input_margin', 'margin_lower_bounds', 'JacobianRegularizer', 'SpectralJacobianRegularizer',
+           'jacobian_spectral_norm', 'operator_norm', 'fold_batchnorm', 'lipschitz_bound', 'local_margin', 'score',
+           'output_margin', 'input_margin', 'margin_lower_bounds', 'JacobianRegularizer', 'SpectralJacobianRegularizer',
            'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'WeiMaRegularizer', 'WeightDecay',
            'multiclass_hinge_loss', 'make_regularizer', 'compute_measures', 'jacobian_stats', 'MEASURES',
            'load_dataset', 'DATASETS', 'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError',
@@ -31,7 +31,7 @@ if _os.path.basename(_sys.argv[0] or '') in ('jacmargin', 'jacmargin.exe'):
 from .core import seed_everything, default_device, full_precision, reduced_precision
 from .jacobian import jacobian_frobenius_sq, jacobian_spectral_norm
 from .operators import operator_norm, fold_batchnorm
-from .certify import lipschitz_bound
+from .certify import lipschitz_bound, local_margin
 from .margins import score, output_margin, input_margin, margin_lower_bounds
 from .regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
                                     LargeMarginRegularizer, WeiMaRegularizer, WeightDecay, multiclass_hinge_loss,
@@ -57,7 +57,7 @@ _sys.modules['jacmargin.jacobian'].__class__ = _CallableModule
 # %% ../nbs/16_api.ipynb #a026d38d
 _all_ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precision',
          'jacobian', 'jacobian_frobenius_sq', 'jacobian_spectral_norm', 'operator_norm',
-         'fold_batchnorm', 'lipschitz_bound',
+         'fold_batchnorm', 'lipschitz_bound', 'local_margin',
          'score', 'output_margin', 'input_margin', 'margin_lower_bounds',
          'JacobianRegularizer', 'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer',
          'WeiMaRegularizer', 'WeightDecay', 'multiclass_hinge_loss', 'make_regularizer', 'compute_measures',

@@ -481,9 +481,9 @@ def _r_mm(ctx):
     return terms + [(x, f)]
 
 # %% ../nbs/02b_certify.ipynb #4645e454
-@_rule('convolution', "certified: the exact SVD of its matrix when small, else the largest singular value over the "
-       "frequencies of a circular convolution of which it is a restriction (strides by polyphase); Frobenius by tap "
-       "counts")
+@_rule('convolution', "certified: the exact SVD of its matrix when small; non-overlapping windows by the reshaped "
+       "kernel's norm; a Gram matrix of ≤ 8192 rows exactly, its top eigenvalue proved by a Cholesky factorization; else "
+       "partial or full circular embeddings (strides by polyphase); Frobenius by tap counts")
 def _r_conv(ctx):
     x = _only_dep(ctx)
     v, w, _, stride, padding, dilation, transposed, _, groups = ctx.args[:9]
@@ -716,13 +716,6 @@ def norm_product(model:nn.Module, input_shape, kind:str='spectral', norms:pd.Dat
     with np.errstate(divide='ignore'): L = float(np.log(np.asarray(vals.fillna(1.), float)).sum())
     return L if log else _exp_up(L, 'norm_product')
 
-# %% ../nbs/02b_certify.ipynb #5ed9ef9d
-def allowlist() -> pd.DataFrame:
-    "The ops the certified bound accepts: op name(s), the rule's function, and its argument."
-    by = {}
-    for name, (f, proof) in RULES.items(): by.setdefault((f.__name__, proof), []).append(name)
-    return pd.DataFrame([dict(ops=', '.join(ops), rule=f, argument=p) for (f, p), ops in by.items()])
-
 # %% ../nbs/02b_certify.ipynb #1ee6a25d
 _ISO = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose _to_copy split '
            'split_with_sizes unbind slice select'.split())     # a reshape or a part of the entries: ‖·‖ does not grow
@@ -740,6 +733,29 @@ def _bc(v:Tensor, like:Tensor) -> Tensor:
 def _nrm(m:Tensor, r:Tensor, lead:int) -> Tensor:
     "‖|m| + r‖₂ over all but the first `lead` axes: the largest norm of a vector of the box m ± r."
     return (m.abs() + r).flatten(lead).norm(dim=-1)
+
+def _local_kind(op:str) -> str:
+    "The local rule of an op (the certified local margin), in a few words."
+    if op in _WEIGHTED: return "box through |A|, the ball to a box by row norms; gradients by Aᵀ and |A|ᵀ"
+    if op in ('add', 'sub', 'rsub'): return "sets added; gradients passed on"
+    if op in _LIN: return "its linear part (≥ 0) on the box; gradients by its vjp"
+    if op in _MONO: return "nondecreasing: the box's ends; derivative's range over the box"
+    if op in _MAXES: return "the box's ends; a gradient to the provable winner, else [0, 1] to each candidate"
+    if op in ('abs', 'neg'): return "exact on the box; derivative's sign where known"
+    if op in _ELEM: return "|f(a) − f(b)| ≤ c|a − b| entrywise; derivative in [−c, c]"
+    return "its global rule at that node (a ball)"
+
+
+# %% ../nbs/02b_certify.ipynb #5ed9ef9d
+def allowlist() -> pd.DataFrame:
+    "The ops the certified bound accepts: op name(s), the rule's function, its argument, and the local rule."
+    by = {}
+    for name, (f, proof) in RULES.items(): by.setdefault((f.__name__, proof), []).append(name)
+    def local(ops):
+        k = {}
+        for o in ops: k.setdefault(_local_kind(o), []).append(o)
+        return next(iter(k)) if len(k) == 1 else '; '.join(f"{', '.join(v)}: {d}" for d, v in k.items())
+    return pd.DataFrame([dict(ops=', '.join(ops), rule=f, argument=p, local=local(ops)) for (f, p), ops in by.items()])
 
 # %% ../nbs/02b_certify.ipynb #bba4a617
 class _Ball:
@@ -1075,6 +1091,68 @@ def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict
         out_r = torch.where(stable, gr, (hh - hl) / 2) * cand
     return {a: (out_m, out_r, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)}
 
+# %% ../nbs/02b_certify.ipynb #32f93fcc
+_RELAXED = {'relu', 'max_pool2d_with_indices', 'getitem'} | ((_WEIGHTED | _LIN | {'add', 'sub', 'rsub'}) - _MULTI)
+
+def _relaxable(graph) -> bool:
+    "Whether every op has a linear relaxation here (ReLU, max pools over disjoint windows) or is affine."
+    def ok(n):
+        name, a = _opname(n), list(n.args) + [None] * 6
+        if name == 'getitem': return a[1] == 0
+        if name != 'max_pool2d_with_indices': return name in _RELAXED or name in _SKIP
+        return (a[2] in (None, [], a[1]) and not any(a[3] or [0]) and list(a[4] or [1]) in ([1], [1, 1])
+                and not a[5] and len(a[1]) in (1, 2))
+    return all(ok(n) for n in graph.nodes if n.op == 'call_function')
+
+@patch
+def crown(self:_Ball, cot:Tensor) -> Tensor:
+    """(K, N) lower bounds over the balls of c_kᵀ z(x') (CROWN, Zhang et al. 2018): affine ops exactly (their vjp and
+    offset), each ReLU between its linear relaxations (slopes from the forward boxes), a max pool between its best
+    entry and that entry (a provable winner) or its largest upper bound; at the input, min over the ball of λᵀx' + c."""
+    K, L, const = cot.shape[0], {self.out: cot}, cot.new_zeros(cot.shape[:2])
+    for n in reversed(list(self.g.nodes)):
+        if n.op != 'call_function' or n not in L: continue
+        lam, name = L.pop(n), _opname(n)
+        deps = [a for a in n.all_input_nodes if self.dep[a]]
+        if name == 'getitem': out = {n.args[0]: lam}                        # (max pool, batch norm): output 0
+        elif name == 'relu':
+            a = deps[0]
+            lo, hi = self.box(self.S[a])
+            on, un = lo >= 0, (lo < 0) & (hi > 0)
+            s = torch.where(un, hi / (hi - lo).clamp_min(1e-300), on.double())    # the chord: relu ≤ s (z − lo)
+            al = torch.where(un, (hi >= -lo).double(), on.double())               # relu ≥ al z, al ∈ {0, 1}
+            const = const - (torch.where(lam < 0, lam, torch.zeros_like(lam)) * s * torch.where(un, lo, 0.)
+                             ).flatten(2).sum(-1)
+            out = {a: torch.where(lam >= 0, al, s) * lam}
+        elif name == 'max_pool2d_with_indices':
+            a = deps[0]
+            lo, hi = self.box(self.S[a])
+            k = list(n.args[1]) * (2 if len(n.args[1]) == 1 else 1)
+            N, C, H, W = lo.shape
+            Ho, Wo = H // k[0], W // k[1]
+            win = lambda t: t[..., :Ho * k[0], :Wo * k[1]].reshape(*t.shape[:-2], Ho, k[0], Wo, k[1])
+            Ulo, Uhi = win(lo), win(hi)
+            flat = Ulo.permute(0, 1, 2, 4, 3, 5).reshape(N, C, Ho, Wo, -1)
+            sel = F.one_hot(flat.argmax(-1), flat.shape[-1]).to(lo).reshape(N, C, Ho, Wo, k[0], k[1]).permute(
+                0, 1, 2, 4, 3, 5)                                                 # the entry of best lower bound
+            rest = torch.where(sel.bool(), -math.inf, Uhi).amax((3, 5))
+            won = rest <= (Ulo * sel).sum((3, 5))                                   # it provably wins: max = it
+            lin = (lam >= 0) | won[None]                                           # max ≥ it; else max ≤ max hi
+            const = const + torch.where(lin, 0., lam * Uhi.amax((3, 5))[None]).flatten(2).sum(-1)
+            co = (torch.where(lin, lam, 0.)[..., :, None, :, None] * sel[None]).reshape(K, N, C, Ho * k[0], -1)
+            out = {a: F.pad(co, (0, W - Wo * k[1], 0, H - Ho * k[0]))}
+        else:                                                                    # affine: λᵀ(Av + b) = (Aᵀλ)ᵀv + λᵀb
+            def fn(*vs):
+                o = self.call(n, dict(zip(deps, vs)))
+                return o[0] if isinstance(o, (tuple, list)) else o
+            const = const + (lam * fn(*[torch.zeros_like(self.env[a]) for a in deps])).flatten(2).sum(-1)
+            out = dict(zip(deps, self.vjp(deps, fn, lam)))
+        for a, v in out.items(): L[a] = v if a not in L else L[a] + v
+    lam, x, r = L[self.inp], self.env[self.inp], self.S[self.inp][2]
+    v = (lam * x).flatten(2).sum(-1) + const
+    rn = r[None] * lam.flatten(2).norm(dim=-1)
+    return v - rn - ROUND_UP * (v.abs() + const.abs() + rn)                  # float64 rounding, generously
+
 # %% ../nbs/02b_certify.ipynb #b1f09d9d
 def _cot(y:Tensor, C:int) -> Tensor:
     "Rows e_y − e_j of the logit differences d_j = z_y − z_j, (C, N, C) (row j = y is 0)."
@@ -1124,26 +1202,32 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
                  y:Tensor,              # labels (B,); 0 where the point is misclassified
                  input_shape=None,      # per-sample input shape (default: x.shape[1:])
                  log_lipschitz=None,    # log of the global spectral bound, if computed already (else computed)
-                 n_bisect:int=8,        # geometric bisection steps between the global radius and the first-order one
+                 n_bisect:int=8,        # geometric bisection steps above the global radius
+                 relax:bool=True,       # also the linear-relaxation certificate where the graph allows it
                  batch_size:int=32      # samples per pass
                 ) -> Tensor:
     "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
     out = []
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
-        C = z.shape[1]
-        d = (z.gather(1, yy[:, None]) - z).masked_fill(F.one_hot(yy, C).bool(), math.inf)      # (n, C): z_y − z_j
+        C, rel = z.shape[1], relax and _relaxable(B.g)
+        mask = F.one_hot(yy, C).bool()
+        d = (z.gather(1, yy[:, None]) - z).masked_fill(mask, math.inf)                    # (n, C): z_y − z_j
         d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs())                      # float64 rounding
         dmin, cot = d.amin(1), _cot(yy, C)
-        def G(r):
+        def certified(r):
+            "Per sample: the gradient certificate (d_j > r G_j), or the relaxation's (min of d_j over the ball > 0)."
             B.forward(r)
-            return (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
+            ok = (d > r[:, None] * (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).all(1)
+            return ok | (B.crown(cot).T.masked_fill(mask, math.inf) > 0).all(1) if rel else ok
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
-        hi = torch.maximum(torch.where(dmin > 0, (d / G(torch.zeros_like(dmin))).amin(1), lo), lo)   # r < d / ‖∇d(x)‖
+        B.forward(torch.zeros_like(dmin))
+        hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
+        hi = torch.maximum(hi * (2 if rel else 1), lo)                          # the relaxation's may go beyond
         for _ in range(n_bisect):
             act = hi > lo * (1 + 1e-3)
             if not bool(act.any()): break
             mid = torch.where(act, (lo * hi).sqrt(), lo)
-            ok = (d > mid[:, None] * G(mid)).all(1) & act
+            ok = certified(mid) & act
             lo, hi = torch.where(ok, mid, lo), torch.where(act & ~ok, mid, hi)
         out.append(lo)
     return torch.cat(out)
