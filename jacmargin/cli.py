@@ -47,6 +47,10 @@ EXPERIMENT_INFO = {
     'neyshabur2017-fig4': _I(
         "Neyshabur et al. 2017, Fig. 4: two-layer perceptrons with 8 to 8192 hidden units trained to zero loss on "
         "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'cpu': 285, 'paper': None}),
+    'neyshabur2017-fig5': _I(
+        "Neyshabur et al. 2017, Fig. 5 (appendix Figs. 6-8): the conditions C1-C3 of their Theorem 1 on a 10-layer "
+        "perceptron with 1000 hidden units per layer on MNIST, at random initialization and after training.",
+        {'*': ('mnist',)}, {'smoke': None, 'cpu': None, 'paper': None}),
     'sokolic2016-table1': _I(
         "Sokolić et al. 2016, Table I: MNIST CNNs of 2 and 3 layers on 256 to 1024 samples, hinge or cross-entropy "
         "loss, without regularization, with weight decay or with the large-margin regularizer.",
@@ -401,14 +405,14 @@ def demo_data(root=None) -> tuple[str, tuple]:
 
 # %% ../nbs/30_cli.ipynb #29561d78
 def margin_sandwich(model, x, y):
-    """Per test point (a DataFrame): score (eq. 33), γ4 ≤ γ3
-    (Thm 4 lower bounds), γ2 estimate, attack distance (upper)."""
+    """Per test point (a DataFrame): score (eq. 33), γ4 ≤ γ3 (Thm 4 lower bounds) ≤ γ_local (Thm 3 on the
+    ball, certified), γ2 estimate, attack distance (upper)."""
     import pandas as pd
     from jacmargin.margins import margin_lower_bounds, input_margin
     x = x.to(next(model.parameters()).device)
-    lb = margin_lower_bounds(model, x, y.to(x.device), gamma1=False)
+    lb = margin_lower_bounds(model, x, y.to(x.device), gamma1=False, local=True)
     dist, _ = input_margin(model, x, y.to(x.device))
-    df = pd.DataFrame({k: lb[k].detach().cpu().numpy() for k in ('score', 'gamma4', 'gamma3', 'gamma2')})
+    df = pd.DataFrame({k: lb[k].detach().cpu().numpy() for k in ('score', 'gamma4', 'gamma3', 'gamma_local', 'gamma2')})
     df['attack'] = dist.cpu().numpy()
     return df
 
@@ -435,7 +439,7 @@ def _demo_estimate(n_train:int, epochs:int, n_margin:int) -> float:
 
 # %% ../nbs/30_cli.ipynb #e07c27b5
 def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
-    "Left: the margin bounds per correctly classified test point; right: mean ‖J(x)‖₂ on train / test points."
+    "Left: the margin bounds per correctly classified test point (γ4 ≤ γ3 ≤ γ_local ≤ attack); right: mean ‖J(x)‖₂ on train / test points."
     import numpy as np, matplotlib.pyplot as plt
     fig, axs = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={'width_ratios': [1.6, 1]})
     n_ok = {}
@@ -443,8 +447,9 @@ def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
         ok = df[(df.score > 0) & np.isfinite(df.attack) & (df.gamma4 > 0)].sort_values('attack')
         n_ok[name] = len(ok)
         i = np.arange(len(ok))
-        axs[0].fill_between(i, ok.gamma3, ok.attack, color=c, alpha=.2)
+        axs[0].fill_between(i, ok.gamma_local, ok.attack, color=c, alpha=.2)
         axs[0].plot(i, ok.attack, color=c, label=f"{name}: attack distance (upper bound)")
+        axs[0].plot(i, ok.gamma_local, color=c, ls='-.', label=f"{name}: γ_local (certified lower bound)")
         axs[0].plot(i, ok.gamma3, color=c, ls='--', label=f"{name}: γ3 (lower bound)")
         axs[0].plot(i, ok.gamma4, color=c, ls=':', label=f"{name}: γ4 (lower bound)")
     if not any(n_ok.values()):
@@ -527,15 +532,16 @@ def _demo_train(runs:dict, device, root, n_margin:int) -> tuple:
         idx = torch.randperm(len(test), generator=torch.Generator().manual_seed(0))[:n_margin]
         sw = sandwich[reg] = margin_sandwich(model, test.x[idx], test.y[idx])
         pos = sw[sw.score > 0]
-        held = (pos.gamma4 <= pos.gamma3) & (pos.gamma3 <= pos.attack)
+        held = (pos.gamma4 <= pos.gamma3) & (pos.gamma3 <= pos.gamma_local) & (pos.gamma_local <= pos.attack)
         rows[reg] = {'test acc [%]': res['acc'], 'train acc [%]': res['train_acc'], 'GE [%]': res['ge'],
                      'train ‖J‖₂ mean': res['train_jac_spectral_mean'],
                      'test ‖J‖₂ mean': res['eval_jac_spectral_mean'],
                      'train ‖J‖_F mean': res['train_jac_frobenius_mean'],
                      'test ‖J‖_F mean': res['eval_jac_frobenius_mean'],
                      'score median': float(pos.score.median()), 'γ4 median': float(pos.gamma4.median()),
-                     'γ3 median': float(pos.gamma3.median()), 'attack median': float(pos.attack.median()),
-                     'γ4 ≤ γ3 ≤ attack [%]': 100 * float(held.mean()), 'factor': factor}
+                     'γ3 median': float(pos.gamma3.median()), 'γ_local median': float(pos.gamma_local.median()),
+                     'attack median': float(pos.attack.median()),
+                     'γ4 ≤ γ3 ≤ γ_local ≤ attack [%]': 100 * float(held.mean()), 'factor': factor}
         data = {cfg.dataset: loaded_sources().get(cfg.dataset, '')}
         recs.append({'config': config_dict(cfg), 'result': res, 'meta': {**run_meta(device), 'data': data}})
     return rows, sandwich, recs
@@ -563,7 +569,8 @@ def _demo_write(outd:Path, dataset:str, rows:dict, sandwich:dict, recs:list, n_m
     (outd / 'report.md').write_text(
         f"# jacmargin demo\n\nPaper MNIST CNN (Sokolić et al. 2017, Sec. VI-B), {dataset}, weight decay vs Jacobian "
         f"regularization (eq. 49). Margins on {n_margin} test points ({_INPUTS[dataset]}; L2 distances): γ4 ≤ γ3 "
-        f"are Thm 4 lower bounds, the attack distance an upper bound.\n\n{md}\n\n![demo](demo.png)\n\n"
+        f"are Thm 4 lower bounds, γ_local the certified local margin (Thm 3 on the ball, ≥ γ3), the attack distance "
+        f"an upper bound.\n\n{md}\n\n![demo](demo.png)\n\n"
         f"Total time {seconds:.0f} s.\n\n{provenance_markdown(prov)}")
     print(f"report written to {outd}/ (report.md, results.csv, results.json, margins.csv, demo.png) in {seconds:.0f} s")
     return stats
