@@ -48,9 +48,9 @@ EXPERIMENT_INFO = {
         "Neyshabur et al. 2017, Fig. 4: two-layer perceptrons with 8 to 8192 hidden units trained to zero loss on "
         "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'cpu': 285, 'paper': None}),
     'neyshabur2017-fig5': _I(
-        "Neyshabur et al. 2017, Fig. 5 (appendix Figs. 6-8): the conditions C1-C3 of their Theorem 1 on a 10-layer "
-        "perceptron with 1000 hidden units per layer on MNIST, at random initialization and after training.",
-        {'*': ('mnist',)}, {'smoke': None, 'cpu': None, 'paper': None}),
+        "Neyshabur et al. 2017, Fig. 5-8: the conditions C1-C3 of their Theorem 1 on a 10-layer perceptron with 1000 "
+        "units per layer on MNIST, at its random initialization and after training.",
+        {'*': ('mnist',)}, {'smoke': 22, 'cpu': 767, 'paper': None}),
     'sokolic2016-table1': _I(
         "Sokolić et al. 2016, Table I: MNIST CNNs of 2 and 3 layers on 256 to 1024 samples, hinge or cross-entropy "
         "loss, without regularization, with weight decay or with the large-margin regularizer.",
