@@ -811,6 +811,10 @@ def call(self:_Ball, n, sub:dict, zero_consts:bool=False):
     a = torch.fx.node.map_arg(n.args, arg)
     kw = dict(torch.fx.node.map_arg(n.kwargs, arg))
     if _opname(n) == '_to_copy': return a[0]
+    k = {'slice': 1, 'slice_scatter': 2}.get(_opname(n))    # ends like 2⁶³ − 1 break vmap's vjp on older torch
+    if k is not None and len(a) > k + 1:
+        size = a[0].shape[int(a[k])]
+        a = [*a[:k + 1], *[v if v is None else max(-size, min(int(v), size)) for v in a[k + 1:k + 3]], *a[k + 3:]]
     if isinstance(kw.get('dtype'), torch.dtype) and kw['dtype'].is_floating_point: kw['dtype'] = torch.float64
     return n.target(*a, **kw)
 
