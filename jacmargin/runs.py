@@ -326,23 +326,25 @@ def _labelled(data:dict, name:str, n:int, device) -> tuple:
     x = ds.x[idx].to(device)
     return (x if data['tf_eval'] is None else data['tf_eval'](x)), ds.y[idx].to(device)
 
-def _margins(model, data:dict, cfg:Run, fit:dict) -> dict:
-    "Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) and the attack distance."
+def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False) -> dict:
+    "Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) (≤ γ_local) and the attack distance."
     x, y = _labelled(data, 'train', cfg.n_stats, fit['device'])
     was = model.training
     model.eval()
     try:
-        lb = margin_lower_bounds(model, x, y, gamma1=False)
+        lb = margin_lower_bounds(model, x, y, gamma1=False, local=local)
         dist = input_margin(model, x, y)[0]
     finally: model.train(was)
     s, g3, g4 = lb['score'], lb['gamma3'], lb['gamma4']
-    ok = (s <= 0) | ((g4 <= g3) & (g3 <= dist))
+    gl = lb['gamma_local'] if local else g3
+    ok = (s <= 0) | ((g4 <= g3) & (g3 <= gl) & (gl <= dist))
     med = lambda t: float(t.float().median())
     return {'train_score_median': med(s), 'train_gamma3_median': med(g3), 'train_gamma4_median': med(g4),
+            **({'train_local_median': med(gl)} if local else {}),
             'train_attack_median': med(dist), 'train_bounds_hold': float(ok.float().mean())}
 
 STATS = {'accuracy': _accuracy, 'jacobian': _jacobian, 'score': _score, 'measures': _measures,
-         'margins': _margins}
+         'margins': _margins, 'local_margins': functools.partial(_margins, local=True)}
 
 # %% ../nbs/15_runs.ipynb #f5d0a392
 class StopAtLoss(Callback):

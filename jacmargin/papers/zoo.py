@@ -19,10 +19,10 @@ from ..experiment import (ResultCache, run_grid, results_frame, pick_scale, writ
 from ..runs import Run, run, reg_spec
 
 # %% auto #0
-__all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_CPU_V1', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS', 'ZOO_FASHION_CPU',
-           'ZOO_FASHION_SMOKE', 'ZOO_FASHION_PAPER', 'Zoo', 'zoo_points', 'zoo_config', 'zoo_frame', 'ranked',
-           'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline', 'convergence', 'stratified_tau',
-           'zoo_fashion', 'robustness']
+__all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_LOCAL', 'ZOO_CPU_V1', 'ZOO_SMOKE', 'ZOO_PAPER', 'EXPERIMENTS',
+           'ZOO_FASHION_CPU', 'ZOO_FASHION_SMOKE', 'ZOO_FASHION_PAPER', 'Zoo', 'zoo_points', 'zoo_config', 'zoo_frame',
+           'ranked', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline', 'convergence',
+           'stratified_tau', 'zoo_fashion', 'robustness']
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
@@ -46,12 +46,33 @@ class Zoo:
     seeds: int = 1
     name: str = 'zoo'
     widths: tuple = (('mlp', 64, 256), ('cnn', 4, 16))   # (family, narrow, wide): hidden units / channels
+    paired: tuple = ()               # two-valued axes of which each point of the other axes keeps 2 settings (below)
+    strata: tuple = ('family', 'n_train')   # the pairs cycle within each combination of these axes
+    local: bool = False              # also the certified local margin γ_local at the `n_margin` points
 
 def zoo_points(cfg:Zoo) -> list[dict]:
-    "Every point of the grid (a dict axis → value), times the seeds."
+    "Every point of the grid (a dict axis → value; of its `paired` fraction), times the seeds."
     names = [a for a, _ in cfg.axes]
-    return [dict(zip(names, vals), seed=s) for vals in itertools.product(*(v for _, v in cfg.axes))
-            for s in range(cfg.seeds)]
+    pts = [dict(zip(names, vals)) for vals in itertools.product(*(v for _, v in cfg.axes))]
+    return [dict(p, seed=s) for p in (_paired(cfg, pts) if cfg.paired else pts) for s in range(cfg.seeds)]
+
+def _paired(cfg:Zoo, pts:list) -> list:
+    """The fraction of `pts` that keeps, for each point of the other axes, the settings j and 2^m − 1 − j of the m
+    `paired` axes — a setting and its complement, so every value of every paired axis appears once per point of the
+    others — with j = 0, 1, …, 2^(m−1) − 1, 0, … counted within each stratum of `cfg.strata` (product order), so the
+    combinations of the paired axes are balanced within the strata too."""
+    vals = dict(cfg.axes)
+    if bad := [a for a in cfg.paired if len(vals.get(a, ())) != 2]:
+        raise UserInputError(f"paired={cfg.paired}: {bad} are not two-valued axes of the grid ({list(vals)}).")
+    m, others = len(cfg.paired), [a for a in vals if a not in cfg.paired]
+    strata = [a for a in cfg.strata if a in others]
+    settings = list(itertools.product(*(vals[a] for a in cfg.paired)))                     # 2^m, in product order
+    seen, keep = {}, set()
+    for k in dict.fromkeys(tuple(p[a] for a in others) for p in pts):                      # product order
+        s = tuple(v for a, v in zip(others, k) if a in strata)
+        j = seen[s] = seen.get(s, -1) + 1
+        keep |= {(k, settings[i]) for i in (j % 2 ** (m - 1), 2 ** m - 1 - j % 2 ** (m - 1))}
+    return [p for p in pts if (tuple(p[a] for a in others), tuple(p[a] for a in cfg.paired)) in keep]
 
 # %% ../../nbs/24_zoo.ipynb #b44475ba
 def _lr_pairs(cfg:Zoo, lr:float, n_train:int, batch_size:int) -> tuple:
@@ -77,7 +98,7 @@ def zoo_config(cfg:Zoo, point:dict) -> Run:
     return Run(dataset=cfg.dataset, n_train=p['n_train'], n_test=cfg.n_test, label_noise=p['label_noise'],
                model=model, model_kw=kw, regs=regs, lr_pairs=_lr_pairs(cfg, p['lr'], p['n_train'], p['batch_size']),
                batch_size=p['batch_size'], weight_decay=p['weight_decay'], target_loss=cfg.target_loss,
-               stats=('accuracy', 'measures', 'margins'), n_stats=cfg.n_margin, measures=ZOO_MEASURES,
+               stats=('accuracy', 'measures', 'local_margins' if cfg.local else 'margins'), n_stats=cfg.n_margin, measures=ZOO_MEASURES,
                measure_kw=cfg.measure_kw, seed=p['seed'])
 
 # %% ../../nbs/24_zoo.ipynb #95c7fe4d
@@ -86,14 +107,16 @@ ZOO_MEASURES = tuple(k for k in MEASURES if k not in ('pac_bayes_kl_se', 'gamma_
 #  joins when the zoo is retrained)
 SIGNS = {**{k: 1 for k in MEASURES if k != 'pac_bayes_kl_se'}, 'margin': -1, 'margin_min': -1, 'score_margin': -1,
          'gamma_local': -1,
-         'train_score_median': -1, 'train_gamma3_median': -1, 'train_gamma4_median': -1, 'train_attack_median': -1}
+         'train_score_median': -1, 'train_gamma3_median': -1, 'train_gamma4_median': -1, 'train_attack_median': -1,
+         'train_local_median': -1}
 LABELS = {'margin': 'margin γ (5th pct)', 'gamma_local': 'certified local margin (median)', 'margin_min': 'smallest margin', 'score_margin': 'score (5th pct)',
           'inv_margin_sq': '1/γ²', 'l2': 'ℓ2 / γ²', 'l1_path': 'ℓ1-path / γ²', 'l2_path': 'ℓ2-path / γ²',
           'spectral': 'spectral / γ²', 'sharpness': 'sharpness', 'pac_bayes_kl': 'PAC-Bayes KL',
           'wei_ma_max': 'Wei-Ma max', 'wei_ma_mean': 'Wei-Ma mean', 'jac_spectral_max': 'max ‖J‖₂',
           'jac_spectral_mean': 'mean ‖J‖₂', 'jac_frobenius_max': 'max ‖J‖_F', 'jac_frobenius_mean': 'mean ‖J‖_F',
           'train_score_median': 'median score', 'train_gamma3_median': 'median γ3',
-          'train_gamma4_median': 'median γ4', 'train_attack_median': 'median attack distance'}
+          'train_gamma4_median': 'median γ4', 'train_attack_median': 'median attack distance',
+          'train_local_median': 'median γ_local'}
 
 # %% ../../nbs/24_zoo.ipynb #4e6b1d1a
 def zoo_frame(records:list, points:list) -> pd.DataFrame:
@@ -208,6 +231,7 @@ ZOO_CPU = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), 
                     ('lr', (0.01, 0.03)), ('batch_size', (64, 128)), ('weight_decay', (0., 5e-4)),
                     ('jr', (0., 0.01, 0.03)), ('n_train', (500, 2000))),
               widths=(('mlp', 64, 256), ('cnn', 8, 16)), max_steps=12000, decay=0.75, measure_kw=_CPU_KW)
+ZOO_LOCAL = replace(ZOO_CPU, paired=('lr', 'batch_size', 'weight_decay'), local=True, name='zoo-local')   # 96 of them
 ZOO_CPU_V1 = Zoo(measure_kw=_CPU_KW)   # the first CPU grid (label noise, constant rate, 200 epochs): `results/zoo`
 ZOO_SMOKE = Zoo(axes=(('width', ('narrow', 'wide')), ('jr', (0., 1.))), n_test=500, max_epochs=3, n_margin=10,
                 measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),))
@@ -219,7 +243,7 @@ ZOO_PAPER = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep'))
 def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
         progress:bool=True, root=None, n_boot:int=2000, available_only:bool=False) -> dict:
     "Train and measure the zoo (cached, resumable), rank the measures; write tables and figures to `out/cfg.name`."
-    cfg = pick_scale(cfg, scale, ZOO_PAPER, ZOO_SMOKE, ZOO_CPU, **{'cpu-v1': ZOO_CPU_V1})
+    cfg = pick_scale(cfg, scale, ZOO_PAPER, ZOO_SMOKE, ZOO_CPU, **{'cpu-v1': ZOO_CPU_V1, 'cpu-local': ZOO_LOCAL})
     return _zoo(cfg, out, jobs, device, seeds, progress, root, n_boot, available_only)
 
 def _zoo(cfg:Zoo, out, jobs:int, device, seeds:int|None, progress:bool, root, n_boot:int, available_only:bool) -> dict:
