@@ -18,7 +18,7 @@ from ..models import make_model
 from ..learner import PAPER_LR_SEQUENCES
 from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer
 from ..experiment import (run_protocol, run_grid, results_frame, summarize, compare_table, pick_scale,
-                                  write_results)
+                                  write_results, _selection_split)
 from ..runs import Run, run, reg_spec, train_step, step_times
 
 # %% auto #0
@@ -27,8 +27,8 @@ __all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'TA
            'FIG4_PAPER', 'FIG4_SMOKE', 'FIG4_CPU', 'FIG4_PUBLISHED', 'TABLE3_PAPER', 'TABLE3_SMOKE', 'TABLE3_PUBLISHED',
            'TABLE4_PAPER', 'TABLE4_SMOKE', 'TABLE4_PUBLISHED', 'TABLE5_PAPER', 'TABLE5_SMOKE', 'TABLE5_PUBLISHED',
            'TABLE6_PAPER', 'TABLE6_FULL', 'TABLE6_SMOKE', 'TABLE6_PUBLISHED', 'EXPERIMENTS', 'Table2', 'table2',
-           'table2_lared', 'table2_fashion', 'Fig3', 'fig3', 'Fig4', 'fig4', 'Table3', 'table3', 'Table4', 'table4',
-           'Table5', 'table5', 'Table6', 'table6']
+           'table2_margins', 'table2_lared', 'table2_fashion', 'Fig3', 'fig3', 'Fig4', 'fig4', 'Table3', 'table3',
+           'Table4', 'table4', 'Table5', 'table5', 'Table6', 'table6']
 
 # %% ../../nbs/20_sokolic2017.ipynb #2b3fbf8a
 @dataclass(frozen=True)
@@ -106,6 +106,59 @@ def _plot_table2(df:pd.DataFrame, published:pd.DataFrame|None, title:str='Sokoli
         ax.set_xlabel('training samples')
         ax.set_ylabel('test accuracy [%]')
         ax.set_title(title if key is None else f"{title}: {key}", fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+# %% ../../nbs/20_sokolic2017.ipynb #ce5b1d30
+_MARGIN_COLS = {'train_score_median': 'score', 'train_gamma4_median': 'γ4', 'train_gamma3_median': 'γ3',
+                'train_local_median': 'γ_local', 'train_attack_median': 'attack'}
+
+def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None,
+                   sizes:tuple|None=None,   # training-set sizes (default: the first two of the scale, 1000 and 5000)
+                   n_stats:int=200,         # training points per network (the first `n_stats` of a seeded draw)
+                   progress:bool=True, root=None) -> dict:
+    """Table II's test networks retrained with the certified margins (medians over `n_stats` training points of the
+    score, γ4, γ3, γ_local and the attack distance); per size and method their mean ± std over seeds, a figure;
+    written to `out/sokolic2017-table2-margins`."""
+    cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
+    cfg = replace(cfg, sizes=tuple(sizes or cfg.sizes[:2]))
+    if n_stats < 1: raise UserInputError(f"n_stats={n_stats}: the margins need at least one training point.")
+    fn, cache = partial(run, device=device, root=root), Path(out) / 'cache'
+    tests, chosen = _table2_protocol(cfg, fn, cache, jobs, progress)          # cached once Table II has run
+    cfgs = [replace(_selection_split(replace(cfg.run, n_train=n))[1], regs=(_spec(cfg, reg, chosen[(n, reg)]),),
+                    split='test', seed=s) for n in cfg.sizes for reg in ('wd', 'jr') for s in range(cfg.seeds)]
+    if [r['result'] for r in run_grid(fn, cfgs, cache, jobs, progress=False)] != [r['result'] for r in tests]:
+        raise RuntimeError("table2_margins: the rebuilt test configurations are not Table II's (a bug).")
+    recs = run_grid(fn, [replace(c, stats=('accuracy', 'local_margins'), n_stats=n_stats) for c in cfgs], cache, jobs,
+                    progress=progress)
+    df = results_frame(recs).assign(acc_table2=[r['result']['acc'] for r in tests])
+    df['local_over_gamma3'] = df.train_local_median / df.train_gamma3_median
+    df['local_over_attack'] = df.train_local_median / df.train_attack_median
+    cols = [*_MARGIN_COLS, 'local_over_gamma3', 'local_over_attack']
+    t = summarize(df, ['n_train', 'reg'], ['acc', *cols], '{:.4g}').reset_index()
+    t = t.rename(columns={**_MARGIN_COLS, 'local_over_gamma3': 'γ_local / γ3', 'local_over_attack': 'γ_local / attack',
+                          'acc': 'test acc [%]'})
+    t.insert(2, 'factor', [chosen[(n, r)] for n, r in zip(t.n_train, t.reg)])
+    t['bounds hold [%]'] = df.groupby(['n_train', 'reg'], sort=True).train_bounds_hold.mean().mul(100).round(1).values
+    return {**write_results(out, 'sokolic2017-table2-margins', recs, t, _plot_table2_margins(df)), 'runs': df}
+
+def _plot_table2_margins(df:pd.DataFrame):
+    "γ3, γ_local and the attack distance (medians per network, mean ± std over seeds) by size, weight decay vs JR."
+    fig, axs = plt.subplots(1, 2, figsize=(10, 3.4))
+    sizes = sorted(df.n_train.unique())
+    for ax, (reg, lab) in zip(axs, (('wd', 'weight decay'), ('jr', 'Jacobian regularization'))):
+        d = df[df.reg == reg]
+        for k, (col, c) in enumerate((('train_gamma3_median', 'tab:gray'), ('train_local_median', 'tab:blue'),
+                                      ('train_attack_median', 'tab:red'))):
+            g = d.groupby('n_train')[col]
+            x = np.arange(len(sizes)) + (k - 1) * 0.25
+            ax.bar(x, g.mean().reindex(sizes), 0.25, yerr=g.std().reindex(sizes).fillna(0), color=c, capsize=3,
+                   label=_MARGIN_COLS[col] + (' (certified)' if 'attack' not in col else ' (upper bound)'))
+        ax.set_xticks(np.arange(len(sizes)), [str(n) for n in sizes])
+        if (d[['train_gamma3_median', 'train_attack_median']] > 0).all(None): ax.set_yscale('log')
+        ax.set_xlabel('training samples'); ax.set_ylabel('median over training points (ℓ2)')
+        ax.set_title(f'Table II networks, {lab}', fontsize=9)
         ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
@@ -520,6 +573,7 @@ def table6(cfg:Table6|None=None, scale:str='smoke', out='results', jobs:int=1, d
 
 # %% ../../nbs/20_sokolic2017.ipynb #7210db42
 EXPERIMENTS = {'sokolic2017-fig3': fig3, 'sokolic2017-fig4': fig4, 'sokolic2017-table2': table2,
+               'sokolic2017-table2-margins': table2_margins,
                'sokolic2017-table2-lared': table2_lared, 'sokolic2017-table2-fashion': table2_fashion,
                'sokolic2017-table3': table3,
                'sokolic2017-table4': table4, 'sokolic2017-table5': table5, 'sokolic2017-table6': table6}
