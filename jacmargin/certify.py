@@ -758,11 +758,16 @@ def allowlist() -> pd.DataFrame:
     return pd.DataFrame([dict(ops=', '.join(ops), rule=f, argument=p, local=local(ops)) for (f, p), ops in by.items()])
 
 # %% ../nbs/02b_certify.ipynb #bba4a617
+def _as64(kw:dict) -> dict:
+    "Keyword arguments with a floating `dtype` replaced by float64 (the program is evaluated in float64)."
+    d = kw.get('dtype')
+    return {**kw, 'dtype': torch.float64} if isinstance(d, torch.dtype) and d.is_floating_point else kw
+
 class _Ball:
     "Bounds of one exported program's values over per-sample ℓ2 balls (forward) and of its gradients (backward)."
-    def __init__(self, ep, factors:dict):
+    def __init__(self, ep, factors:dict, rown:dict):
         sig = ep.graph_signature
-        self.g, self.fc, self.rown = ep.graph, factors, {}    # factors: node name -> {argument: global constant}
+        self.g, self.fc, self.rown = ep.graph, factors, rown   # both kept across chunks of samples: node name -> ...
         self.consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
         self.named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
                       **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
@@ -783,9 +788,8 @@ class _Ball:
                 break
             dep[n] = any(dep[v] for v in n.all_input_nodes) and _opname(n) not in _SKIP
             a = torch.fx.node.map_arg(n.args, lambda v: env[v])
-            kw = dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v]))
+            kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v])))
             if dep[n] and _opname(n) == '_to_copy': env[n] = a[0]; continue   # a floating cast (the rule): exact here
-            if isinstance(kw.get('dtype'), torch.dtype) and kw['dtype'].is_floating_point: kw['dtype'] = torch.float64
             with torch.no_grad(): v = n.target(*a, **kw)
             env[n] = v.double() if _fl(v) and v.dtype != torch.float64 else v
         self.env, self.dep = env, dep
@@ -809,13 +813,12 @@ def call(self:_Ball, n, sub:dict, zero_consts:bool=False):
         v = self.env[a]
         return torch.zeros_like(v) if zero_consts and _fl(v) and not self.dep[a] else v
     a = torch.fx.node.map_arg(n.args, arg)
-    kw = dict(torch.fx.node.map_arg(n.kwargs, arg))
+    kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, arg)))
     if _opname(n) == '_to_copy': return a[0]
     k = {'slice': 1, 'slice_scatter': 2}.get(_opname(n))    # ends like 2⁶³ − 1 break vmap's vjp on older torch
     if k is not None and len(a) > k + 1:
         size = a[0].shape[int(a[k])]
         a = [*a[:k + 1], *[v if v is None else max(-size, min(int(v), size)) for v in a[k + 1:k + 3]], *a[k + 3:]]
-    if isinstance(kw.get('dtype'), torch.dtype) and kw['dtype'].is_floating_point: kw['dtype'] = torch.float64
     return n.target(*a, **kw)
 
 @patch
@@ -1045,6 +1048,16 @@ def max_local(self:_Ball, n, name:str) -> bool:
     return not (n.args[5] if len(n.args) > 5 else n.kwargs.get('ceil_mode', False)) and self.env[n.args[0]].dim() == 4
 
 # %% ../nbs/02b_certify.ipynb #6afbb3ee
+def _win(t:Tensor, k) -> Tensor:
+    "Disjoint k[0] × k[1] windows of t (..., H, W): (..., H // k[0], k[0], W // k[1], k[1]) (leftover rows/columns dropped)."
+    Ho, Wo = t.shape[-2] // k[0], t.shape[-1] // k[1]
+    return t[..., :Ho * k[0], :Wo * k[1]].reshape(*t.shape[:-2], Ho, k[0], Wo, k[1])
+
+def _unwin(t:Tensor, H:int, W:int) -> Tensor:
+    "`_win`'s inverse for values on the windows (..., Ho, k0, Wo, k1): (..., H, W), 0 on the rows/columns it dropped."
+    *b, Ho, k0, Wo, k1 = t.shape
+    return F.pad(t.reshape(*b, Ho * k0, Wo * k1), (0, W - Wo * k1, 0, H - Ho * k0))
+
 @patch
 def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict:
     """Cotangents through a max over windows: a window whose best lower bound beats every other entry's upper bound
@@ -1058,16 +1071,13 @@ def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict
         N, C, H, W = lo.shape
         K = gm.shape[0]
         if s == k and p == [0, 0] and dl == [1, 1]:                   # disjoint windows: reshapes, no unfold
-            Ho, Wo = H // k[0], W // k[1]
-            win = lambda t: t[..., :Ho * k[0], :Wo * k[1]].reshape(*t.shape[:-2], Ho, k[0], Wo, k[1])
-            Ulo, Uhi = win(lo), win(hi)
+            Ulo, Uhi = _win(lo, k), _win(hi, k)
             cand = Uhi >= Ulo.amax((3, 5), keepdim=True)
             stable = cand.sum((3, 5), keepdim=True) == 1
             g_m, g_r = gm[..., :, None, :, None], gr[..., :, None, :, None]
             hl, hh = hull(g_m, g_r)
-            out = lambda t: F.pad(t.reshape(K, N, C, Ho * k[0], Wo * k[1]), (0, W - Wo * k[1], 0, H - Ho * k[0]))
-            out_m = out(torch.where(stable, g_m, (hl + hh) / 2) * cand)
-            out_r = out(torch.where(stable, g_r, (hh - hl) / 2) * cand)
+            out_m = _unwin(torch.where(stable, g_m, (hl + hh) / 2) * cand, H, W)
+            out_r = _unwin(torch.where(stable, g_r, (hh - hl) / 2) * cand, H, W)
             return {a: (out_m, out_r, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)}
         pad = lambda t: F.pad(t.reshape(N * C, 1, H, W), (p[1], p[1], p[0], p[0]), value=-math.inf)
         unf = lambda t: F.unfold(t, k, dilation=dl, stride=s)                      # (N C, k k, windows)
@@ -1132,10 +1142,8 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
             a = deps[0]
             lo, hi = self.box(self.S[a])
             k = list(n.args[1]) * (2 if len(n.args[1]) == 1 else 1)
-            N, C, H, W = lo.shape
-            Ho, Wo = H // k[0], W // k[1]
-            win = lambda t: t[..., :Ho * k[0], :Wo * k[1]].reshape(*t.shape[:-2], Ho, k[0], Wo, k[1])
-            Ulo, Uhi = win(lo), win(hi)
+            Ulo, Uhi = _win(lo, k), _win(hi, k)
+            N, C, Ho, _, Wo, _ = Ulo.shape
             flat = Ulo.permute(0, 1, 2, 4, 3, 5).reshape(N, C, Ho, Wo, -1)
             sel = F.one_hot(flat.argmax(-1), flat.shape[-1]).to(lo).reshape(N, C, Ho, Wo, k[0], k[1]).permute(
                 0, 1, 2, 4, 3, 5)                                                 # the entry of best lower bound
@@ -1143,8 +1151,7 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
             won = rest <= (Ulo * sel).sum((3, 5))                                   # it provably wins: max = it
             lin = (lam >= 0) | won[None]                                           # max ≥ it; else max ≤ max hi
             const = const + torch.where(lin, 0., lam * Uhi.amax((3, 5))[None]).flatten(2).sum(-1)
-            co = (torch.where(lin, lam, 0.)[..., :, None, :, None] * sel[None]).reshape(K, N, C, Ho * k[0], -1)
-            out = {a: F.pad(co, (0, W - Wo * k[1], 0, H - Ho * k[0]))}
+            out = {a: _unwin(torch.where(lin, lam, 0.)[..., :, None, :, None] * sel[None], *lo.shape[-2:])}
         else:                                                                    # affine: λᵀ(Av + b) = (Aᵀλ)ᵀv + λᵀb
             def fn(*vs):
                 o = self.call(n, dict(zip(deps, vs)))
@@ -1171,10 +1178,10 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
     lL = lipschitz_log_bounds(model, shape)[0] if log_lipschitz is None else float(log_lipschitz)  # refuses as it does
     ep, _ = export_program(model, shape, any_batch=True)
-    dev, factors = model_device(model), {}
+    dev, factors, rown = model_device(model), {}, {}
     cap = math.sqrt(2) * math.exp(lL) if lL < 700 else math.inf
     for i in range(0, len(x), batch_size):
-        B = _Ball(ep, factors)
+        B = _Ball(ep, factors, rown)
         z = B.center(x[i:i + batch_size].detach().to(dev, torch.float64))
         yield B, z, check_labels(y[i:i + batch_size], len(z), z.shape[1]).to(dev), cap
 
