@@ -58,7 +58,8 @@ EXPERIMENT_INFO = {
     'sokolic2016-fig2': _I(
         "Sokolić et al. 2016, Fig. 2: fully connected networks of 1 to 3 layers on MNIST and on CIFAR-10 reduced to "
         "784 dimensions, large-margin regularizer vs weight decay.",
-        {'*': ('mnist', 'cifar10')}, {'smoke': 9, 'paper': None}),
+        {'smoke': ('mnist', 'cifar10'), 'cpu': ('mnist',), 'paper': ('mnist', 'cifar10')},
+        {'smoke': 9, 'cpu': None, 'paper': None}),                # cpu: its MNIST half
     'sokolic2017-fig3': _I(
         "Sokolić et al. 2017, Fig. 3: fully connected networks of 2 to 4 layers on MNIST and CIFAR-10, Jacobian "
         "regularizer vs weight decay, by training-set size.",
