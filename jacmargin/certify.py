@@ -119,7 +119,7 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
         why = ("its control flow depends on the input's values (a Python `if` on a tensor), so no single program "
                "computes it" if 'DataDependent' in kind or 'data-dependent' in str(e) else
                f"torch.export cannot trace it ({kind}: {str(e).strip().splitlines()[0][:160]})")
-        raise UnsupportedModelError(f"lipschitz_bound: {type(model).__name__}: {why}{_user_line(e)}. A certified "
+        raise UnsupportedModelError(f"certified bound: {type(model).__name__}: {why}{_user_line(e)}. A certified "
                                     "bound needs the one program torch runs: remove the data-dependent branch "
                                     "(e.g. `torch.where`), or bound the model yourself.") from None
     return ep, x
@@ -601,7 +601,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
              **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
     users = list(sig.user_inputs)
     if len(users) != 1:
-        raise UnsupportedModelError("lipschitz_bound: a forward with more than one input is not supported.")
+        raise UnsupportedModelError("certified bound: a forward with more than one input is not supported.")
     env, dep, L, rows, merges = {}, {}, {}, [], []
     folds, folded = _folds(g, fold)
     for n in g.nodes:
@@ -636,7 +636,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
             terms = RULES[name][0](ctx)
             if set(ins) - {t for t, _ in terms}: raise _Refuse("it uses an input-dependent value no rule covers")
         except _Refuse as e:
-            raise UnsupportedModelError(f"lipschitz_bound: {_where(n)}: {e.args[0]}.") from None
+            raise UnsupportedModelError(f"certified bound: {_where(n)}: {e.args[0]}.") from None
         with np.errstate(divide='ignore'):
             T = np.array([np.log(f) + L[t] for t, f in terms]).reshape(len(terms), 2)
         L[n] = np.logaddexp.reduce(T, 0) if name not in _RSS else np.logaddexp.reduce(2 * T, 0) / 2
@@ -646,11 +646,11 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     outs = [o for o in sig.user_outputs]
     out_nodes = [v for v in n.args[0] if isinstance(v, torch.fx.Node) and v.name in outs]
     if len(out_nodes) != 1:
-        raise UnsupportedModelError(f"lipschitz_bound: the model returns {len(outs)} outputs; a margin bound needs "
+        raise UnsupportedModelError(f"certified bound: the model returns {len(outs)} outputs; a margin bound needs "
                                     "one tensor of logits (return only the logits, or wrap the model).")
     o = out_nodes[0]
     if not _fl(env[o]) or env[o].dim() < 2 or env[o].shape[0] != _B:
-        raise UnsupportedModelError("lipschitz_bound: the model's output is not a batch of per-sample logits.")
+        raise UnsupportedModelError("certified bound: the model's output is not a batch of per-sample logits.")
     Lo = L[o] if dep.get(o) else np.full(2, -np.inf)
     return Lo + math.log1p(ROUND_UP), rows, merges
 
