@@ -997,6 +997,13 @@ def bwd_node(self:_Ball, n, t) -> dict:
         f = (self.gfac(n) if name not in _ISO else {a.name: 1. for a in deps}) if ball else {}
         return {a: (u, v.abs(), gp * f[a.name] if ball else gp) for a, u, v in zip(deps, Gm, Gr)}
     if name == 'neg': return {deps[0]: (-gm, gr, gp)}
+    if name == 'relu':                  # the product below with slopes {1} (on), {0} (off), [0, 1]: in fewer passes
+        a = deps[0]
+        lo, hi = self.box(self.S[a])
+        on, un = (lo > 0).double(), ((lo <= 0) & (hi >= 0)).double()
+        l, h = (gm - gr).clamp_max(0), (gm + gr).clamp_min(0)
+        return {a: (on * gm + un * ((l + h) / 2), on * gr + un * ((h - l) / 2),
+                    gp * (hi >= 0).flatten(1).any(1).double() if ball else gp)}
     if name in _MONO or name in _ELEM:                              # an exact interval product with [f'_lo, f'_hi]
         a = deps[0]
         dl, du = self.slopes(n, name, a)
@@ -1056,7 +1063,8 @@ def _win(t:Tensor, k) -> Tensor:
 def _unwin(t:Tensor, H:int, W:int) -> Tensor:
     "`_win`'s inverse for values on the windows (..., Ho, k0, Wo, k1): (..., H, W), 0 on the rows/columns it dropped."
     *b, Ho, k0, Wo, k1 = t.shape
-    return F.pad(t.reshape(*b, Ho * k0, Wo * k1), (0, W - Wo * k1, 0, H - Ho * k0))
+    t = t.reshape(*b, Ho * k0, Wo * k1)
+    return t if (H, W) == (Ho * k0, Wo * k1) else F.pad(t, (0, W - Wo * k1, 0, H - Ho * k0))
 
 @patch
 def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict:
@@ -1213,7 +1221,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
                  y:Tensor,              # labels (B,); 0 where the point is misclassified
                  input_shape=None,      # per-sample input shape (default: x.shape[1:])
                  log_lipschitz=None,    # log of the global spectral bound, if computed already (else computed)
-                 n_bisect:int=8,        # geometric bisection steps above the global radius
+                 n_bisect:int=6,        # geometric bisection steps above the global radius
                  relax:bool=True,       # also the linear-relaxation certificate where the graph allows it
                  batch_size:int=32      # samples per pass
                 ) -> Tensor:
@@ -1226,19 +1234,23 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
         d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs())                      # float64 rounding
         dmin, cot = d.amin(1), _cot(yy, C)
         def certified(r):
-            "Per sample: the gradient certificate (d_j > r G_j), or the relaxation's (min of d_j over the ball > 0)."
+            """Per sample, a certified radius ≤ r: r where the relaxation proves the ball (min of d_j over it > 0),
+            else min(r, min_j d_j / G_j(r)) — any r' below it has r' G_j(r') ≤ r' G_j(r) < d_j, the ball B(x, r')
+            being inside B(x, r) — rounded down."""
             B.forward(r)
-            ok = (d > r[:, None] * (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).all(1)
-            return ok | (B.crown(cot).T.masked_fill(mask, math.inf) > 0).all(1) if rel else ok
+            c = (d / (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).amin(1) * (1 - 4 * ROUND_UP)
+            c = torch.minimum(c.nan_to_num(0.), r)
+            return torch.where((B.crown(cot).T.masked_fill(mask, math.inf) > 0).all(1), r, c) if rel else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
         B.forward(torch.zeros_like(dmin))
         hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
         hi = torch.maximum(hi * (2 if rel else 1), lo)                          # the relaxation's may go beyond
-        for _ in range(n_bisect):
+        for _ in range(n_bisect):                       # bisection; a failed step still certifies its c(mid)
             act = hi > lo * (1 + 1e-3)
             if not bool(act.any()): break
             mid = torch.where(act, (lo * hi).sqrt(), lo)
-            ok = certified(mid) & act
-            lo, hi = torch.where(ok, mid, lo), torch.where(act & ~ok, mid, hi)
+            c = certified(mid)
+            ok = (c >= mid) & act
+            lo, hi = torch.where(act, torch.maximum(lo, c), lo), torch.where(act & ~ok, mid, hi)
         out.append(lo)
     return torch.cat(out)
