@@ -115,6 +115,7 @@ _MARGIN_COLS = {'train_score_median': 'score', 'train_gamma4_median': 'γ4', 'tr
                 'train_local_median': 'γ_local', 'train_attack_median': 'attack'}
 
 def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:int=1, device=None,
+                   seeds:int|None=None,     # test seeds (default: the scale's)
                    sizes:tuple|None=None,   # training-set sizes (default: the first two of the scale, 1000 and 5000)
                    n_stats:int=200,         # training points per network (the first `n_stats` of a seeded draw)
                    progress:bool=True, root=None) -> dict:
@@ -122,7 +123,7 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     score, γ4, γ3, γ_local and the attack distance); per size and method their mean ± std over seeds, a figure;
     written to `out/sokolic2017-table2-margins`."""
     cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
-    cfg = replace(cfg, sizes=tuple(sizes or cfg.sizes[:2]))
+    cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes[:2]))
     if n_stats < 1: raise UserInputError(f"n_stats={n_stats}: the margins need at least one training point.")
     fn, cache = partial(run, device=device, root=root), Path(out) / 'cache'
     tests, chosen = _table2_protocol(cfg, fn, cache, jobs, progress)          # cached once Table II has run
