@@ -312,7 +312,7 @@ def run_protocol(fn:Callable, base, param:str, grid:Sequence, seeds:Sequence[int
         val = {str(v): r['result'][metric] for v, r in zip(grid, run_grid(fn, runs, cache, jobs, progress=progress))}
         best = grid[int(np.argmax(list(val.values())))]
     runs = [dataclasses.replace(test_base, **{param: best}, split='test', seed=s) for s in seeds]
-    return {'param': param, 'chosen': best, 'validation': val,
+    return {'param': param, 'chosen': best, 'validation': val, 'configs': runs,       # the test runs' configs
             'test': run_grid(fn, runs, cache, jobs, progress=progress)}
 
 # %% ../nbs/13_experiment.ipynb #c1783b8f

@@ -18,7 +18,7 @@ from ..models import make_model
 from ..learner import PAPER_LR_SEQUENCES
 from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer
 from ..experiment import (run_protocol, run_grid, results_frame, summarize, compare_table, pick_scale,
-                                  write_results, _selection_split)
+                                  write_results)
 from ..runs import Run, run, reg_spec, train_step, step_times
 
 # %% auto #0
@@ -54,8 +54,9 @@ TABLE2_PUBLISHED = pd.DataFrame({'n_train': [1000, 5000, 20000, 50000], 'wd': [9
                                  'jr': [96.03, 98.20, 99.00, 99.35]})
 
 # %% ../../nbs/20_sokolic2017.ipynb #59112a9f
-def _table2_protocol(cfg:Table2, fn, cache, jobs:int, progress:bool) -> tuple:
-    "Test records and chosen factors {(n, reg): factor} of the Table II protocol for every size and method."
+def _table2_protocol(cfg:Table2, fn, cache, jobs:int, progress:bool, configs:list|None=None) -> tuple:
+    """Test records and chosen factors {(n, reg): factor} of the Table II protocol for every size and method (the
+    test runs' configs appended to `configs` when given)."""
     recs, chosen, grids = [], {}, {n: (wd, jr) for n, wd, jr in cfg.size_grids}
     for n in cfg.sizes:
         for reg, grid in zip(('wd', 'jr'), grids.get(n, (cfg.wd_grid, cfg.jr_grid))):
@@ -63,6 +64,7 @@ def _table2_protocol(cfg:Table2, fn, cache, jobs:int, progress:bool) -> tuple:
             p = run_protocol(fn, replace(cfg.run, n_train=n), 'regs', specs, range(cfg.seeds), cache, jobs, progress)
             chosen[(n, reg)] = p['chosen'][0][1]
             recs += p['test']
+            if configs is not None: configs += p['configs']
     return recs, chosen
 
 def _spec(cfg, reg:str, f:float) -> tuple:
@@ -126,11 +128,8 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes[:2]))
     if n_stats < 1: raise UserInputError(f"n_stats={n_stats}: the margins need at least one training point.")
     fn, cache = partial(run, device=device, root=root), Path(out) / 'cache'
-    tests, chosen = _table2_protocol(cfg, fn, cache, jobs, progress)          # cached once Table II has run
-    cfgs = [replace(_selection_split(replace(cfg.run, n_train=n))[1], regs=(_spec(cfg, reg, chosen[(n, reg)]),),
-                    split='test', seed=s) for n in cfg.sizes for reg in ('wd', 'jr') for s in range(cfg.seeds)]
-    if [r['result'] for r in run_grid(fn, cfgs, cache, jobs, progress=False)] != [r['result'] for r in tests]:
-        raise RuntimeError("table2_margins: the rebuilt test configurations are not Table II's (a bug).")
+    cfgs = []
+    tests, chosen = _table2_protocol(cfg, fn, cache, jobs, progress, cfgs)   # cached once Table II has run
     recs = run_grid(fn, [replace(c, stats=('accuracy', 'local_margins'), n_stats=n_stats) for c in cfgs], cache, jobs,
                     progress=progress)
     df = results_frame(recs).assign(acc_table2=[r['result']['acc'] for r in tests])
