@@ -1173,10 +1173,13 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
     return v - rn - ROUND_UP * (v.abs() + const.abs() + rn)                  # float64 rounding, generously
 
 # %% ../nbs/02b_certify.ipynb #b1f09d9d
-def _cot(y:Tensor, C:int) -> Tensor:
-    "Rows e_y − e_j of the logit differences d_j = z_y − z_j, (C, N, C) (row j = y is 0)."
+def _cot(y:Tensor, C:int) -> tuple:
+    """Rows e_y − e_j of the logit differences d_j = z_y − z_j for the C − 1 classes j ≠ y: ((C − 1, N, C), their
+    classes J (N, C − 1)); no row for j = y, whose difference is 0."""
+    k = torch.arange(C - 1, device=y.device)
+    J = k[None] + (k[None] >= y[:, None]).long()
     e = torch.eye(C, dtype=torch.float64, device=y.device)
-    return (e[y][None] - e[:, None, :]).contiguous()
+    return (e[y][None] - e[J].transpose(0, 1)).contiguous(), J
 
 def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     "Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖)."
@@ -1191,6 +1194,8 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     for i in range(0, len(x), batch_size):
         B = _Ball(ep, factors, rown)
         z = B.center(x[i:i + batch_size].detach().to(dev, torch.float64))
+        if z.dim() != 2 or z.shape[1] < 2:
+            raise UserInputError(f"the model's output has shape {tuple(z.shape)}: a margin needs logits (B, C), C >= 2.")
         yield B, z, check_labels(y[i:i + batch_size], len(z), z.shape[1]).to(dev), cap
 
 # %% ../nbs/02b_certify.ipynb #2a613551
@@ -1209,8 +1214,9 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
     r, out, i = r.expand(len(x)), [], 0
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, None, batch_size):
         B.forward(r[i:i + len(z)].to(z.device))
-        G = (B.backward(_cot(yy, z.shape[1])).T * (1 + ROUND_UP)).clamp_max(cap)
-        out.append(G.masked_fill(F.one_hot(yy, z.shape[1]).bool(), 0.))
+        cot, J = _cot(yy, z.shape[1])
+        G = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
+        out.append(torch.zeros_like(z).scatter(1, J, G))
         i += len(z)
     return torch.cat(out)
 
@@ -1229,10 +1235,10 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
     out = []
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
         C, rel = z.shape[1], relax and _relaxable(B.g)
-        mask = F.one_hot(yy, C).bool()
-        d = (z.gather(1, yy[:, None]) - z).masked_fill(mask, math.inf)                    # (n, C): z_y − z_j
-        d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs())                      # float64 rounding
-        dmin, cot = d.amin(1), _cot(yy, C)
+        cot, J = _cot(yy, C)
+        d = (z.gather(1, yy[:, None]) - z).gather(1, J)                                   # (n, C − 1): z_y − z_j
+        d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs().gather(1, J))          # float64 rounding
+        dmin = d.amin(1)
         def certified(r):
             """Per sample, a certified radius ≤ r: r where the relaxation proves the ball (min of d_j over it > 0),
             else min(r, min_j d_j / G_j(r)) — any r' below it has r' G_j(r') ≤ r' G_j(r) < d_j, the ball B(x, r')
@@ -1240,7 +1246,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             B.forward(r)
             c = (d / (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).amin(1) * (1 - 4 * ROUND_UP)
             c = torch.minimum(c.nan_to_num(0.), r)
-            return torch.where((B.crown(cot).T.masked_fill(mask, math.inf) > 0).all(1), r, c) if rel else c
+            return torch.where((B.crown(cot).T > 0).all(1), r, c) if rel else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
         B.forward(torch.zeros_like(dmin))
         hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
