@@ -156,7 +156,8 @@ FIG2_PAPER = Fig2()
 FIG2_SMOKE = Fig2(sizes=(64,), layers=(2,), seeds=1, widths=(32, 16), pca_dim=32, wd_grid=((1e-3,),),
                   lm_grid=((0.1, 1e-3),),
                   run=replace(Fig2.run, n_val=200, n_test=200, batch_size=50, lr_pairs=((0.01, 1),)))
-FIG2_CPU = Fig2(datasets=('mnist',), wd_grid=((1e-4,), (1e-3,)), lm_grid=((0.1, 1e-3), (1., 1e-3)))   # see below
+FIG2_CPU = Fig2(datasets=('mnist',), wd_grid=((1e-4,), (1e-3,), (1e-2,)),                  # see below
+                lm_grid=((0.1, 1e-3), (1., 1e-3), (2., 1e-3)))
 
 # %% ../../nbs/21_sokolic2016.ipynb #dcf81f50
 def _fig2_base(cfg:Fig2, dataset:str, n:int, L:int) -> Run:
