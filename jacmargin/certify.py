@@ -1000,10 +1000,11 @@ def bwd_node(self:_Ball, n, t) -> dict:
     if name == 'relu':                  # the product below with slopes {1} (on), {0} (off), [0, 1]: in fewer passes
         a = deps[0]
         lo, hi = self.box(self.S[a])
-        on, un = (lo > 0).double(), ((lo <= 0) & (hi >= 0)).double()
-        l, h = (gm - gr).clamp_max(0), (gm + gr).clamp_min(0)
-        return {a: (on * gm + un * ((l + h) / 2), on * gr + un * ((h - l) / 2),
-                    gp * (hi >= 0).flatten(1).any(1).double() if ball else gp)}
+        on, off = lo > 0, hi < 0
+        l, h = (gm - gr).clamp_max_(0), (gm + gr).clamp_min_(0)    # unstable: [min(gm − gr, 0), max(gm + gr, 0)]
+        mid, rad = (l + h).mul_(.5).masked_fill_(off, 0.), h.sub_(l).mul_(.5).masked_fill_(off, 0.)
+        return {a: (torch.where(on, gm, mid), torch.where(on, gr, rad),
+                    gp * (~off).flatten(1).any(1).double() if ball else gp)}
     if name in _MONO or name in _ELEM:                              # an exact interval product with [f'_lo, f'_hi]
         a = deps[0]
         dl, du = self.slopes(n, name, a)
@@ -1143,8 +1144,7 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
             on, un = lo >= 0, (lo < 0) & (hi > 0)
             s = torch.where(un, hi / (hi - lo).clamp_min(1e-300), on.double())    # the chord: relu ≤ s (z − lo)
             al = torch.where(un, (hi >= -lo).double(), on.double())               # relu ≥ al z, al ∈ {0, 1}
-            const = const - (torch.where(lam < 0, lam, torch.zeros_like(lam)) * s * torch.where(un, lo, 0.)
-                             ).flatten(2).sum(-1)
+            const = const - (lam.clamp_max(0).flatten(2) * (s * torch.where(un, lo, 0.)).flatten(1)).sum(-1)
             out = {a: torch.where(lam >= 0, al, s) * lam}
         elif name == 'max_pool2d_with_indices':
             a = deps[0]
