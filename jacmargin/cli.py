@@ -428,7 +428,8 @@ def margin_sandwich(model, x, y):
 # top of its grid 1e-5 … 1e-2), Jacobian factor 10 (95.75 %; grid 1 … 1000).
 DEMO_FACTORS = {'wd': 1e-2, 'jr': 10.}
 _MS_PER_SAMPLE_EPOCH = {'wd': 0.85, 'jr': 0.9}   # 2-core CPU, the recorded Table II runs at 1000 samples (120 epochs)
-_MEASURE_S = (5, 0.05)       # 2-core CPU, seconds per run: fixed (evaluations, ‖J‖ statistics) and per margin point
+_MEASURE_S = (5, 0.19)       # 2-core CPU, seconds per run: fixed (evaluations, ‖J‖ statistics) and per margin point
+                             # (bench/demo_cost.py: 0.03 for γ4, γ3 and the attack, 0.16 for γ_local)
 
 def _demo_runs(dataset, model_kw, n_train, epochs, n_test=0, seed=0):
     "The demo's two runs: Table II's protocol at `n_train` samples with the chosen factors."
