@@ -64,7 +64,7 @@ EXPERIMENT_INFO = {
         "Sokolić et al. 2017, Fig. 3: fully connected networks of 2 to 4 layers on MNIST and CIFAR-10, Jacobian "
         "regularizer vs weight decay, by training-set size.",
         {'smoke': ('mnist',), 'cpu': ('mnist',), 'paper': ('mnist', 'cifar10')},
-        {'smoke': 5, 'cpu': 14000, 'paper': None}),           # cpu: measured, 5000 (2400 s) + 20 000 samples
+        {'smoke': 5, 'cpu': 50000, 'paper': None}),     # cpu: measured, 5000 (2400 s), 20 000 (11 600 s), 50 000 (36 000 s, shared CPU)
     'sokolic2017-fig4': _I(
         "Sokolić et al. 2017, Fig. 4: weight-normalised networks on 5000 MNIST samples, depth times width: accuracy, "
         "smallest score and largest Jacobian norm.", {'*': ('mnist',)}, {'smoke': 4, 'cpu': 2545, 'paper': None}),
