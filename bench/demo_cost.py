@@ -36,7 +36,8 @@ def main(n:int, repeats:int, epochs:int, out:str|None):
                 ts.append(time.perf_counter() - t)
         loc = [b - a for a, b in zip(base, full)]
         g = lb['gamma_local']
-        rows.append(dict(model=reg, test_acc=res['acc'], train_s=train, sandwich_s=statistics.median(base), sandwich_local_s=statistics.median(full),
+        rows.append(dict(model=reg, test_acc=res['acc'], train_s=train, sandwich_s=statistics.median(base),
+                         sandwich_local_s=statistics.median(full),
                          local_s=statistics.median(loc), local_s_per_point=statistics.median(loc) / n,
                          gamma_local_median=float(g[lb['score'] > 0].double().quantile(.5))))
         print(rows[-1], flush=True)
