@@ -101,10 +101,11 @@ EXPERIMENT_INFO = {
         {'*': ('cifar10',)}, {'smoke': 5, 'paper': None}),
     'zoo': _I(
         "Which measure predicts generalization: a grid of small MLPs and CNNs on MNIST trained to the same loss, every "
-        "generalization measure of the package ranked by Kendall tau and granulated Psi against the gap (--scale "
-        "cpu-v1: the first CPU grid, whose ranking is committed; cpu-local: 96 of the cpu grid's networks, balanced, with "
-        "the certified local margin).",
-        {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-v1': None, 'cpu-local': None, 'paper': None}),
+        "generalization measure of the package and the certified local margin ranked by Kendall tau and granulated Psi "
+        "against the gap (--scale cpu-margins: the same grid as first measured, without the local margin; cpu-v1: the "
+        "first CPU grid; cpu-local: 96 of the cpu grid's networks, balanced).",
+        {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-margins': None, 'cpu-v1': None, 'cpu-local': None,
+                            'paper': None}),
     'zoo-fashion': _I(
         "The zoo on Fashion-MNIST (--scale cpu: weight decay, Jacobian factor and training-set size rescaled so the "
         "networks fit): a second environment, to ask whether a measure's ranking survives a change of "
