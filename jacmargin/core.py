@@ -239,16 +239,24 @@ def _first_layer(model:nn.Module) -> tuple[str, nn.Module]|None:
     return next(((n, m) for n, m in model.named_modules() if isinstance(m, LINEAR_TYPES)), None)
 
 def check_model_input(model:nn.Module, x:Tensor, name:str='x'):
-    """Refuse a batch that cannot be the model's input layer's, in the package's words (a flattened image batch
-    given to a conv net); warn when it looks like 0-255 pixel values (models here train on [0, 1])."""
+    """Refuse a batch the model cannot take, in the package's words. The layers only suggest the input's layout: where
+    the first registered layer is a convolution and `x` lacks its (B, C, spatial) layout (a flattened image batch given
+    to a conv net?), the model is run on `x` once (eval mode, no gradient, random state kept), and only a failure is
+    refused, with the reshape that would fit that layer; a model that reshapes its input itself passes."""
     first = _first_layer(model)
-    if first is not None and isinstance(first[1], nn.modules.conv._ConvNd):
-        d = len(first[1].kernel_size)
-        if x.dim() != d + 2:
-            raise UserInputError(f"`{name}` has shape {tuple(x.shape)}, but the model's first layer '{first[0]}' "
-                                 f"({type(first[1]).__name__}) takes (B, C, {d} spatial sizes) with C = "
-                                 f"{first[1].in_channels}. Reshape it, e.g. `{name}.view(len({name}), "
-                                 f"{first[1].in_channels}, ...)` (MNIST: (B, 1, 28, 28)).")
+    if first is None or not isinstance(first[1], nn.modules.conv._ConvNd): return
+    d = len(first[1].kernel_size)
+    if x.dim() == d + 2: return
+    cuda = [x.device.index if x.device.index is not None else torch.cuda.current_device()] if x.is_cuda else []
+    try:
+        with preserved(model), torch.no_grad(), torch.random.fork_rng(devices=cuda):
+            model.eval()
+            model(x)
+    except Exception as e:
+        raise UserInputError(f"The model does not run on `{name}` of shape {tuple(x.shape)} ({type(e).__name__}: "
+                             f"{str(e).splitlines()[0][:200]}). Its first layer '{first[0]}' ({type(first[1]).__name__}) "
+                             f"takes (B, C, {d} spatial sizes) with C = {first[1].in_channels}: reshape `{name}`, e.g. "
+                             f"`{name}.view(len({name}), {first[1].in_channels}, ...)` (MNIST: (B, 1, 28, 28)).") from e
 
 def warn_pixel_range(x:Tensor, name:str='x'):
     "Warn when `x` looks like raw 0-255 pixel values (integers above 2): margins would be in pixel units (a host read)."
