@@ -591,6 +591,14 @@ class _Ctx:
 # %% ../nbs/02b_certify.ipynb #c0031f1d
 _SKIP = {'_assert_tensor_metadata', 'sym_size', 'sym_numel', 'sym_stride', '_assert_scalar',
          'sym_constrain_range_for_size'}
+_EMPTY = {'empty', 'empty_like', 'new_empty', 'empty_strided', 'empty_permuted'}
+
+def _settled(n, v):
+    """Node n's value as the bound evaluates it: an uninitialized tensor (`empty`, e.g. the buffer of a circular pad)
+    as zeros. Its entries are arbitrary, and a rule that reads them (a scatter's row sums, a ball's box) must not see
+    NaN or inf left in memory; a program whose output does not overwrite them is not a function of its input anyway."""
+    return torch.zeros_like(v) if _opname(n) in _EMPTY and isinstance(v, Tensor) else v
+
 
 # %% ../nbs/02b_certify.ipynb #b0849059
 def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
@@ -612,7 +620,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
         if n.op == 'output': break
         a = torch.fx.node.map_arg(n.args, lambda v: env[v])
         kw = torch.fx.node.map_arg(n.kwargs, lambda v: env[v])
-        with torch.no_grad(): env[n] = n.target(*a, **kw)
+        with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
         ins = [v for v in n.all_input_nodes if dep[v]]
         dep[n] = bool(ins)
         if not dep[n]: continue
@@ -629,8 +637,9 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
             outs = env[n] if isinstance(env[n], (tuple, list)) else [env[n]]
             if not any(_fl(o) for o in outs): continue                # an integer / boolean result: refused where used
             if any(_fl(o) and (o.dim() == 0 or o.shape[0] % _B) for o in outs[:1]):     # rows never span samples
-                raise _Refuse("its result does not keep the samples apart along the first axis (it mixes or drops "
-                              "them)")
+                raise _Refuse("its result does not keep the samples on the first axis: it mixes or drops them, or "
+                              "moves the batch into another axis (torch's decompositions of einsum and of instance "
+                              "norm do), which the bound does not follow")
             if name not in RULES: raise _Refuse(_REFUSED.get(name, "no rule is known for this op (see the allowlist)"))
             ctx = _Ctx(n, env, dep, folds, folded, rows)
             terms = RULES[name][0](ctx)
@@ -639,6 +648,9 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
             raise UnsupportedModelError(f"certified bound: {_where(n)}: {e.args[0]}.") from None
         with np.errstate(divide='ignore'):
             T = np.array([np.log(f) + L[t] for t, f in terms]).reshape(len(terms), 2)
+        if np.isnan(T).any():                                  # never a number that is no bound
+            raise UnsupportedModelError(f"certified bound: {_where(n)}: its rule gave no number (NaN): does a constant "
+                                        "it reads hold NaN or inf?")
         L[n] = np.logaddexp.reduce(T, 0) if name not in _RSS else np.logaddexp.reduce(2 * T, 0) / 2
         if len(terms) > 1: merges.append(n.name)
         if len(terms) == 1 and not ctx.recorded and (terms[0][1] != 1).any():
@@ -662,6 +674,7 @@ _KIND = {'spectral': 0, 'frobenius': 1}
 def _exp_up(L:float, what:str) -> float:
     "e^L as a float64 at least as large (inf above its range, its smallest normal number below), saying so."
     fi = np.finfo(np.float64)
+    if math.isnan(L): raise UnsupportedModelError(f"{what}: the bound is not a number (NaN).")
     if math.log(fi.tiny) < L < math.log(fi.max): return math.exp(L)
     if L == -math.inf: return 0.
     warnings.warn(f"{what}: the bound is 10^{L / math.log(10):.1f}, outside float64's range: returned as "
@@ -790,7 +803,7 @@ class _Ball:
             a = torch.fx.node.map_arg(n.args, lambda v: env[v])
             kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v])))
             if dep[n] and _opname(n) == '_to_copy': env[n] = a[0]; continue   # a floating cast (the rule): exact here
-            with torch.no_grad(): v = n.target(*a, **kw)
+            with torch.no_grad(): v = _settled(n, n.target(*a, **kw))
             env[n] = v.double() if _fl(v) and v.dtype != torch.float64 else v
         self.env, self.dep = env, dep
         return env[self.out]
