@@ -109,8 +109,9 @@ EXPERIMENT_INFO = {
     'zoo-fashion': _I(
         "The zoo on Fashion-MNIST (--scale cpu: weight decay, Jacobian factor and training-set size rescaled so the "
         "networks fit): a second environment, to ask whether a measure's ranking survives a change of "
-        "data (Dziugaite et al. 2020); papers.zoo.robustness compares the two.",
-        {'*': ('fashion_mnist',)}, {'smoke': 30, 'cpu': None, 'paper': None}),
+        "data (Dziugaite et al. 2020); papers.zoo.robustness compares the two (--scale cpu-margins: the "
+        "same grid as first measured, without the local margin).",
+        {'*': ('fashion_mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-margins': None, 'paper': None}),
 }
 
 # %% ../nbs/30_cli.ipynb #a2b0aebe

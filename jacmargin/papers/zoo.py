@@ -20,9 +20,9 @@ from ..runs import Run, run, reg_spec
 
 # %% auto #0
 __all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_CPU_MARGINS', 'ZOO_LOCAL', 'ZOO_CPU_V1', 'ZOO_SMOKE', 'ZOO_PAPER',
-           'EXPERIMENTS', 'ZOO_FASHION_CPU', 'ZOO_FASHION_SMOKE', 'ZOO_FASHION_PAPER', 'Zoo', 'zoo_points',
-           'zoo_config', 'zoo_frame', 'ranked', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo', 'headline',
-           'convergence', 'stratified_tau', 'zoo_fashion', 'robustness']
+           'EXPERIMENTS', 'ZOO_FASHION_CPU', 'ZOO_FASHION_CPU_MARGINS', 'ZOO_FASHION_SMOKE', 'ZOO_FASHION_PAPER', 'Zoo',
+           'zoo_points', 'zoo_config', 'zoo_frame', 'ranked', 'rank_measures', 'plot_ranking', 'plot_scatter', 'zoo',
+           'headline', 'convergence', 'stratified_tau', 'zoo_fashion', 'robustness']
 
 # %% ../../nbs/24_zoo.ipynb #887c033e
 _ARCH = {('mlp', 'shallow'): 1, ('mlp', 'deep'): 2, ('cnn', 'shallow'): 2, ('cnn', 'deep'): 3}
@@ -233,7 +233,7 @@ ZOO_CPU = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), 
               widths=(('mlp', 64, 256), ('cnn', 8, 16)), max_steps=12000, decay=0.75, measure_kw=_CPU_KW, local=True)
 ZOO_CPU_MARGINS = replace(ZOO_CPU, local=False)   # the same grid as first measured: no γ_local, γ3 of the fx-graph bound
 ZOO_LOCAL = replace(ZOO_CPU, paired=('lr', 'batch_size', 'weight_decay'), name='zoo-local')   # 96 of them
-ZOO_CPU_V1 = Zoo(measure_kw=_CPU_KW)   # the first CPU grid (label noise, constant rate, 200 epochs): `results/zoo`
+ZOO_CPU_V1 = Zoo(measure_kw=_CPU_KW)   # the first CPU grid (label noise, constant rate, 200 epochs): --scale cpu-v1
 ZOO_SMOKE = Zoo(axes=(('width', ('narrow', 'wide')), ('jr', (0., 1.))), n_test=500, max_epochs=3, n_margin=10,
                 measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),))
 ZOO_PAPER = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
@@ -333,15 +333,17 @@ def stratified_tau(df:pd.DataFrame,                 # `zoo_frame` rows (e.g. `he
 
 # %% ../../nbs/24_zoo.ipynb #7a0e0002
 _FASHION_AXES = {'weight_decay': (0., 1e-4), 'jr': (0., 0.001, 0.003), 'n_train': (500, 1000)}   # why: see above
-ZOO_FASHION_CPU = replace(ZOO_CPU_MARGINS, dataset='fashion_mnist', name='zoo-fashion',   # trained before γ_local
+ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion',   # with γ_local, like ZOO_CPU
                           axes=tuple((a, _FASHION_AXES.get(a, v)) for a, v in ZOO_CPU.axes))
+ZOO_FASHION_CPU_MARGINS = replace(ZOO_FASHION_CPU, local=False)   # as first measured: no γ_local, the fx-graph γ3
 ZOO_FASHION_SMOKE = replace(ZOO_SMOKE, dataset='fashion_mnist', name='zoo-fashion')
 ZOO_FASHION_PAPER = replace(ZOO_PAPER, dataset='fashion_mnist', name='zoo-fashion')
 
 def zoo_fashion(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
                 progress:bool=True, root=None, n_boot:int=2000, available_only:bool=False) -> dict:
     "The zoo on Fashion-MNIST (the same measures; at scale cpu three axes rescaled), written to `out/zoo-fashion`."
-    cfg = pick_scale(cfg, scale, ZOO_FASHION_PAPER, ZOO_FASHION_SMOKE, ZOO_FASHION_CPU)
+    cfg = pick_scale(cfg, scale, ZOO_FASHION_PAPER, ZOO_FASHION_SMOKE, ZOO_FASHION_CPU,
+                     **{'cpu-margins': ZOO_FASHION_CPU_MARGINS})
     return _zoo(cfg, out, jobs, device, seeds, progress, root, n_boot, available_only)
 
 def robustness(out='results',                        # the results folder holding each zoo's folder
