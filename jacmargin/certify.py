@@ -265,16 +265,12 @@ def _r_split(ctx):
     return [(_only_dep(ctx), _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #0f1bfe86
-@_rule('permute', "a permutation of the entries (the batch axis stays first): 1")
-def _r_perm(ctx):
-    if int(ctx.args[1][0]) % ctx.args[0].dim() != 0: raise _Refuse("it moves the batch axis")
-    return [(_only_dep(ctx), _one(1.))]
+@_rule('permute', "a permutation of the entries: 1 (where the samples go is tracked by the layout)")
+def _r_perm(ctx): return [(_only_dep(ctx), _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #5415d871
-@_rule('transpose', "a permutation of the entries (the batch axis not involved): 1")
-def _r_transpose(ctx):
-    _no_batch_dim(list(ctx.args[1:3]), ctx.args[0].dim(), 'transposes')
-    return [(_only_dep(ctx), _one(1.))]
+@_rule('transpose', "a permutation of the entries: 1 (where the samples go is tracked by the layout)")
+def _r_transpose(ctx): return [(_only_dep(ctx), _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #62347dce
 @_rule('_to_copy', "an exact copy when the target is a floating dtype at least as precise (or the round trip back "
@@ -460,7 +456,8 @@ def _bn_scale(ctx, bn) -> Tensor:
     return s * a[1].double() if a[1] is not None else s
 
 # %% ../nbs/02b_certify.ipynb #0c5e320b
-@_rule('mm addmm bmm', "a product with a constant matrix W: ‖W‖₂ (SVD); Frobenius √(rows per sample) ‖W‖_F")
+@_rule('mm addmm bmm', "a product with a constant matrix W (a batch of them: W_p): ‖W‖₂ (SVD, the largest); Frobenius "
+       "√(max over samples of Σ ‖W_p‖_F² over the sample's rows)")
 def _r_mm(ctx):
     off = 1 if ctx.name == 'addmm' else 0
     x, w = ctx.n.args[off], ctx.args[off + 1]
@@ -474,16 +471,21 @@ def _r_mm(ctx):
     w = w.detach().double()
     bn = ctx.folds.get(ctx.n)
     if bn is not None: w = w * _bn_scale(ctx, bn).to(w.device)[None, :]                  # diag(s) folded: W diag(s)
-    v = ctx.args[off]
-    rows = v.shape[:-1].numel() / _B if ctx.name != 'bmm' else v.shape[1]
-    f = _mat_norms(w, rows)
+    v, Sx = ctx.args[off], ctx.layout(x)
+    if ctx.name != 'bmm' or Sx is None:
+        rows = v.shape[:-1].numel() / _B if Sx is None else _per_sample(Sx.amax(-1), torch.ones((), dtype=torch.float64))
+        f = _mat_norms(w, rows)
+    else:                                      # row r of matrix p uses W_p: Σ over the sample's rows of ‖W_p‖_F²
+        fro2 = torch.linalg.matrix_norm(w, ord='fro') ** 2
+        f = _one(torch.linalg.matrix_norm(w, ord=2).max().item(),
+                 math.sqrt(_per_sample(Sx.amax(-1), fro2.reshape(-1, *[1] * (Sx.dim() - 2))))) * (1 + ROUND_UP)
     ctx.row(('Linear' if ctx.name != 'bmm' else 'bmm') + (' + BatchNorm (folded)' if bn is not None else ''), f, w)
     return terms + [(x, f)]
 
 # %% ../nbs/02b_certify.ipynb #4645e454
 @_rule('convolution', "certified: the exact SVD of its matrix when small; non-overlapping windows by the reshaped "
        "kernel's norm; a Gram matrix of ≤ 8192 rows exactly, its top eigenvalue proved by a Cholesky factorization; else "
-       "partial or full circular embeddings (strides by polyphase); Frobenius by tap counts")
+       "partial or full circular embeddings (strides by polyphase); Frobenius by tap counts, √(rows per sample) times")
 def _r_conv(ctx):
     x = _only_dep(ctx)
     v, w, _, stride, padding, dilation, transposed, _, groups = ctx.args[:9]
@@ -492,7 +494,7 @@ def _r_conv(ctx):
     if bn is not None: w = w * _bn_scale(ctx, bn).to(w.device).reshape(-1, *[1] * (w.dim() - 1))
     ins, outs = tuple(v.shape[2:]), tuple(ctx.out.shape[2:])
     s = conv_norm_certified(w, ins, stride, padding, dilation, groups, transposed, outs)
-    f = conv_frobenius(w, ins, outs, stride, padding, dilation, transposed)
+    f = conv_frobenius(w, ins, outs, stride, padding, dilation, transposed) * math.sqrt(v.shape[0] // _B)  # rows/sample
     kind = f"Conv{len(ins)}d" + ('Transpose' if transposed else '')
     ctx.row(kind + (' + BatchNorm (folded)' if bn is not None else ''),
             _one(s, f), w)
@@ -500,13 +502,16 @@ def _r_conv(ctx):
 
 # %% ../nbs/02b_certify.ipynb #b26ea029
 @_rule('_native_batch_norm_legit_no_training', "eval batch norm is diag(s) per channel, s = γ/√(var + ε): max|s|; "
-       "Frobenius √(positions) ‖s‖ (1 when folded into the Linear / Conv before it)")
+       "Frobenius √(max over samples of Σ s_c² over the sample's entries) (1 when folded into the Linear / Conv before it)")
 def _r_bn(ctx):
     x = _only_dep(ctx)
     if ctx.n in ctx.folded: return [(x, _one(1.))]
     s = _bn_scale(ctx, ctx.n).abs()
-    v = ctx.args[0]
-    f = _one(s.max().item(), math.sqrt(_ps(v) / v.shape[1]) * s.norm().item()) * (1 + ROUND_UP)
+    v, Sx = ctx.args[0], ctx.layout(x)
+    if Sx is None or _standard(Sx, _B):                   # k rows per sample, every position of every channel
+        fro = math.sqrt(v.shape[0] // _B * _ps(v) / v.shape[1]) * s.norm().item()
+    else: fro = math.sqrt(_per_sample(Sx, (s * s).reshape(-1, *[1] * (v.dim() - 2))))
+    f = _one(s.max().item(), fro) * (1 + ROUND_UP)
     ctx.row('BatchNorm (diagonal)', f)
     return [(x, f)]
 
@@ -567,13 +572,15 @@ def _folds(graph, fold:bool) -> tuple[dict, set]:
 # %% ../nbs/02b_certify.ipynb #ecfd87a6
 class _Ctx:
     "What a rule sees of one node: its values, which arguments depend on the input, the folds, the rows table."
-    def __init__(self, n, env, dep, folds, folded, rows):
+    def __init__(self, n, env, dep, folds, folded, rows, S=None):
         self.n, self.env, self.dep, self.folds, self.folded, self.rows = n, env, dep, folds, folded, rows
+        self.S = S
         self.name = _opname(n)
         self.args = list(torch.fx.node.map_arg(n.args, lambda a: env[a]))
         self.kwargs = dict(torch.fx.node.map_arg(n.kwargs, lambda a: env[a]))
         self.out, self.recorded = env[n], False
     def val(self, a): return self.env[a]
+    def layout(self, a): return None if self.S is None else self.S.get(a)
     def double_args(self):
         dbl = lambda v: v.double() if _fl(v) else v
         self.args = [[dbl(u) for u in v] if isinstance(v, (list, tuple)) else dbl(v) for v in self.args]
@@ -600,6 +607,87 @@ def _settled(n, v):
     return torch.zeros_like(v) if _opname(n) in _EMPTY and isinstance(v, Tensor) else v
 
 
+# %% ../nbs/02b_certify.ipynb #5a3f0002
+_GATHER = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose split '
+              'split_with_sizes unbind cat stack slice select index index_select gather expand repeat flip roll '
+              'pixel_shuffle pixel_unshuffle constant_pad_nd reflection_pad1d reflection_pad2d reflection_pad3d '
+              'replication_pad1d replication_pad2d replication_pad3d upsample_nearest1d upsample_nearest2d '
+              'upsample_nearest3d slice_scatter select_scatter index_put copy where'.split())
+_ENTRYWISE = set('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus sigmoid hardsigmoid hardswish leaky_relu '
+                 'elu gelu silu mish _prelu_kernel add sub rsub mul div _to_copy '
+                 '_native_batch_norm_legit_no_training'.split())
+
+def _standard_ids(shape, B:int, device=None) -> Tensor:
+    "The standard layout of `shape`: k = shape[0] / B consecutive slices per sample, sample-major (ids 1..B)."
+    k = shape[0] // B
+    return (torch.arange(shape[0], device=device) // k + 1).double().reshape(-1, *[1] * (len(shape) - 1)).expand(shape)
+
+def _standard(S:Tensor, B:int) -> bool:
+    "Whether layout S is standard: each slice along axis 0 holds one sample's entries (or none), sample-major."
+    if S.dim() == 0 or S.shape[0] % B: return False
+    return bool(((S == _standard_ids(S.shape, B, S.device)) | (S == 0)).all())
+
+def _per_sample(ids:Tensor, w:Tensor) -> float:
+    "max over samples s of Σ w over the entries whose id is s (w broadcast against ids; entries of id 0 left out)."
+    i = ids.reshape(-1).long()
+    t = torch.zeros(int(i.max().item()) + 1 if i.numel() else 1, dtype=torch.float64, device=ids.device)
+    t.index_add_(0, i, torch.broadcast_to(w.to(t), ids.shape).reshape(-1))
+    return t[1:].max().item() if len(t) > 1 else 0.
+
+def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
+    "Layout(s) of node n's value from its arguments' (see above); refuses where samples would mix."
+    out = env[n]
+    lay = lambda a: S.get(a) if isinstance(a, torch.fx.Node) and dep[a] else None
+    deps = [a for a in n.all_input_nodes if dep[a] and _fl(env[a])]
+    if name in _GATHER:                                   # entries moved: the same op moves the sample ids
+        def sub(a):
+            if not isinstance(a, torch.fx.Node): return a
+            v = env[a]
+            if not _fl(v): return v
+            s = lay(a)
+            if s is None: return torch.zeros_like(v, dtype=torch.float64)
+            if s.stride() == v.stride() or 0 in v.stride(): return s
+            return torch.empty_strided(v.shape, v.stride(), dtype=s.dtype, device=s.device).copy_(s)  # views as v's
+        a = list(torch.fx.node.map_arg(n.args, sub))
+        kw = {k: v for k, v in torch.fx.node.map_arg(n.kwargs, sub).items() if k not in ('dtype', 'layout')}
+        if name == 'constant_pad_nd': a = a[:2]                # padded entries: of no sample
+        with torch.no_grad(): r = n.target(*a, **kw)
+        return list(r) if isinstance(r, (tuple, list)) else r
+    if name in _ENTRYWISE:                                # entry by entry: the operands' layouts, which must agree
+        o = out[0] if isinstance(out, (tuple, list)) else out
+        s = torch.zeros(o.shape, dtype=torch.float64, device=o.device)
+        for a in deps:
+            t = torch.broadcast_to(S[a], o.shape)
+            if bool(((s != 0) & (t != 0) & (s != t)).any()):
+                raise _Refuse("it combines entries of different samples, so one sample's output depends on others")
+            s = torch.where(t != 0, t, s)
+        return [s] + [None] * (len(out) - 1) if isinstance(out, (tuple, list)) else s
+    if name in ('mm', 'addmm', 'bmm'):                    # each row of the product must lie within one sample
+        x = n.args[1 if name == 'addmm' else 0]
+        s = torch.zeros(out.shape, dtype=torch.float64, device=out.device)
+        if isinstance(x, torch.fx.Node) and dep[x]:
+            Sx = S[x]
+            r = Sx.amax(-1, keepdim=True)                 # the row's sample (its other entries: it, or constants)
+            if bool(((Sx != r) & (Sx != 0)).any()):
+                raise _Refuse("a row of its matrix product spans several samples (the batch was moved into the "
+                              "contracted axis), so one sample's output depends on others")
+            s = r.expand(out.shape).clone()
+        if name == 'addmm' and isinstance(n.args[0], torch.fx.Node) and dep[n.args[0]]:
+            t = torch.broadcast_to(S[n.args[0]], out.shape)
+            if bool(((s != 0) & (t != 0) & (s != t)).any()):
+                raise _Refuse("it adds entries of different samples, so one sample's output depends on others")
+            s = torch.where(t != 0, t, s)
+        return s
+    for a in deps:                                        # any other op: samples on the first axis, in and out
+        if not _standard(S[a], B):
+            raise _Refuse("its input does not keep the samples on the first axis (the program moved them into another "
+                          "axis), where this op would mix them")
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    if _fl(outs[0]) and (outs[0].dim() == 0 or outs[0].shape[0] % B):
+        raise _Refuse("its result does not keep the samples on the first axis: it mixes or drops them")
+    r = [_standard_ids(o.shape, B, o.device) if _fl(o) and o.dim() and not o.shape[0] % B else None for o in outs]
+    return r if isinstance(out, (tuple, list)) else r[0]
+
 # %% ../nbs/02b_certify.ipynb #b0849059
 def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     "Run the exported program on x, carrying per node the log of an upper bound of its Lipschitz constant (2 kinds)."
@@ -610,12 +698,12 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     users = list(sig.user_inputs)
     if len(users) != 1:
         raise UnsupportedModelError("certified bound: a forward with more than one input is not supported.")
-    env, dep, L, rows, merges = {}, {}, {}, [], []
+    env, dep, L, rows, merges, S = {}, {}, {}, [], [], {}
     folds, folded = _folds(g, fold)
     for n in g.nodes:
         if n.op == 'placeholder':
             env[n], dep[n] = (x, True) if n.name == users[0] else (consts[named[n.name]], False)
-            if dep[n]: L[n] = np.zeros(2)
+            if dep[n]: L[n], S[n] = np.zeros(2), _standard_ids(x.shape, _B, x.device)
             continue
         if n.op == 'output': break
         a = torch.fx.node.map_arg(n.args, lambda v: env[v])
@@ -632,16 +720,14 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
                                   f"({bad[0].name}, {env[bad[0]].dtype}): a step function, which has no Lipschitz "
                                   "bound")
             if name == 'getitem':
-                L[n] = L[n.args[0]]
+                L[n], s = L[n.args[0]], S.get(n.args[0])
+                S[n] = s[n.args[1]] if isinstance(s, (list, tuple)) else None
                 continue
             outs = env[n] if isinstance(env[n], (tuple, list)) else [env[n]]
             if not any(_fl(o) for o in outs): continue                # an integer / boolean result: refused where used
-            if any(_fl(o) and (o.dim() == 0 or o.shape[0] % _B) for o in outs[:1]):     # rows never span samples
-                raise _Refuse("its result does not keep the samples on the first axis: it mixes or drops them, or "
-                              "moves the batch into another axis (torch's decompositions of einsum and of instance "
-                              "norm do), which the bound does not follow")
             if name not in RULES: raise _Refuse(_REFUSED.get(name, "no rule is known for this op (see the allowlist)"))
-            ctx = _Ctx(n, env, dep, folds, folded, rows)
+            S[n] = _layout(n, name, env, dep, S, _B)                 # where each entry's sample is (never two)
+            ctx = _Ctx(n, env, dep, folds, folded, rows, S)
             terms = RULES[name][0](ctx)
             if set(ins) - {t for t, _ in terms}: raise _Refuse("it uses an input-dependent value no rule covers")
         except _Refuse as e:
@@ -663,6 +749,9 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     o = out_nodes[0]
     if not _fl(env[o]) or env[o].dim() < 2 or env[o].shape[0] != _B:
         raise UnsupportedModelError("certified bound: the model's output is not a batch of per-sample logits.")
+    if dep.get(o) and not _standard(S[o], _B):
+        raise UnsupportedModelError("certified bound: the model's output rows are not its samples' (row i holds "
+                                    "entries computed from another sample): it reorders or mixes the batch.")
     Lo = L[o] if dep.get(o) else np.full(2, -np.inf)
     return Lo + math.log1p(ROUND_UP), rows, merges
 
@@ -1194,8 +1283,40 @@ def _cot(y:Tensor, C:int) -> tuple:
     e = torch.eye(C, dtype=torch.float64, device=y.device)
     return (e[y][None] - e[J].transpose(0, 1)).contiguous(), J
 
+def _moves_batch(ep, shape, device) -> bool:
+    "Whether the program moves samples off the first axis anywhere (layouts as the global bound tracks them)."
+    sig = ep.graph_signature
+    consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
+    named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
+             **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    x = torch.randn(_B, *shape, dtype=torch.float64, generator=torch.Generator().manual_seed(0)).to(device)
+    env, dep, S = {}, {}, {}
+    for n in ep.graph.nodes:
+        if n.op == 'placeholder':
+            u = n.name == list(sig.user_inputs)[0]
+            v = x if u else consts[named[n.name]]
+            env[n], dep[n] = (v.detach().double() if _fl(v) else v), u
+            if u: S[n] = _standard_ids(x.shape, _B, x.device)
+            continue
+        if n.op == 'output': return False
+        a = torch.fx.node.map_arg(n.args, lambda v: env[v])
+        kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v])))
+        with torch.no_grad(): env[n] = _settled(n, a[0] if _opname(n) == '_to_copy' and _fl(a[0]) else n.target(*a, **kw))
+        name = _opname(n)
+        dep[n] = any(dep[v] for v in n.all_input_nodes) and name not in _SKIP
+        if not dep[n]: continue
+        if name == 'getitem':
+            s = S.get(n.args[0])
+            S[n] = s[n.args[1]] if isinstance(s, (list, tuple)) else None
+        elif any(_fl(o) for o in (env[n] if isinstance(env[n], (tuple, list)) else [env[n]])):
+            S[n] = _layout(n, name, env, dep, S, _B)
+        if any(s is not None and not _standard(s, _B) for s in (S.get(n) if isinstance(S.get(n), list) else [S.get(n)])):
+            return True
+    return False
+
 def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
-    "Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖)."
+    """Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖). A program
+    that moves samples off the first axis gets the global certificate (`B.glob`): the ball rules assume them there."""
     x = check_batch(x)
     check_measure_dtype(model_dtype(model))
     shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
@@ -1204,8 +1325,14 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     ep, _ = export_program(model, shape, any_batch=True)
     dev, factors, rown = model_device(model), {}, {}
     cap = math.sqrt(2) * math.exp(lL) if lL < 700 else math.inf
+    glob = _moves_batch(ep, shape, dev)
+    if glob: warnings.warn(f"local bounds: {type(model).__name__}'s program moves its samples off the first axis (an "
+                           "einsum with a weight, an instance norm, a reshape of channels into the batch); the ball "
+                           "rules assume them there, so these bounds are the global ones (γ_local = the global "
+                           "certificate's radius, ≥ γ3).")
     for i in range(0, len(x), batch_size):
         B = _Ball(ep, factors, rown)
+        B.glob = glob
         z = B.center(x[i:i + batch_size].detach().to(dev, torch.float64))
         if z.dim() != 2 or z.shape[1] < 2:
             raise UserInputError(f"the model's output has shape {tuple(z.shape)}: a margin needs logits (B, C), C >= 2.")
@@ -1226,9 +1353,11 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
         raise UserInputError(f"radius must be a finite number >= 0 or a (B,) = ({len(x)},) tensor of them.")
     r, out, i = r.expand(len(x)), [], 0
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, None, batch_size):
-        B.forward(r[i:i + len(z)].to(z.device))
         cot, J = _cot(yy, z.shape[1])
-        G = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
+        if B.glob: G = torch.full(J.shape, cap, dtype=torch.float64, device=z.device)    # the global bound
+        else:
+            B.forward(r[i:i + len(z)].to(z.device))
+            G = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
         out.append(torch.zeros_like(z).scatter(1, J, G))
         i += len(z)
     return torch.cat(out)
@@ -1261,6 +1390,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             c = torch.minimum(c.nan_to_num(0.), r)
             return torch.where((B.crown(cot).T > 0).all(1), r, c) if rel else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
+        if B.glob: out.append(lo); continue                                   # samples off the first axis: only it
         B.forward(torch.zeros_like(dmin))
         hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
         hi = torch.maximum(hi * (2 if rel else 1), lo)                          # the relaxation's may go beyond
