@@ -13,7 +13,7 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from .core import (UserInputError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
                             measurement, check_batch, check_labels)
-from .operators import ROUND_UP, conv_norm_certified, conv_frobenius
+from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_frobenius
 
 # %% auto #0
 __all__ = ['RULES', 'export_program', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product', 'allowlist',
@@ -485,7 +485,7 @@ def _r_mm(ctx):
 # %% ../nbs/02b_certify.ipynb #4645e454
 @_rule('convolution', "certified: the exact SVD of its matrix when small; non-overlapping windows by the reshaped "
        "kernel's norm; a Gram matrix of ≤ 8192 rows exactly, its top eigenvalue proved by a Cholesky factorization; else "
-       "partial or full circular embeddings (strides by polyphase); Frobenius by tap counts, √(rows per sample) times")
+       "partial or full circular embeddings (strides by polyphase); Frobenius by tap counts, √(rows per sample) times; a pad (reflect, replicate, circular: a gather of positions) before it fused: the composed map's exact Gram matrix or, for a circular wrap, the Fourier formula")
 def _r_conv(ctx):
     x = _only_dep(ctx)
     v, w, _, stride, padding, dilation, transposed, _, groups = ctx.args[:9]
@@ -493,9 +493,20 @@ def _r_conv(ctx):
     bn = ctx.folds.get(ctx.n)
     if bn is not None: w = w * _bn_scale(ctx, bn).to(w.device).reshape(-1, *[1] * (w.dim() - 1))
     ins, outs = tuple(v.shape[2:]), tuple(ctx.out.shape[2:])
+    kind = f"Conv{len(ins)}d" + ('Transpose' if transposed else '')
+    g = None if transposed or ctx.S is None else _gathered(ctx, x)     # (S is None: the local rules' constants)
+    if g is not None:                                     # a pad (any mode) before it: the composed map, bounded as one
+        X, src, sp, region = g
+        s, f = conv_norm_gathered(w, ins, stride, padding, dilation, groups, src, sp)
+        if s is not None:
+            for q in region:                              # the pad's own row is part of this one now
+                if q in ctx.row_of: ctx.rows[ctx.row_of.pop(q)] = None
+            f = _one(s, f * math.sqrt(v.shape[0] // _B))
+            ctx.row(kind + ' (its padding fused)' + (' + BatchNorm (folded)' if bn is not None else ''), f, w)
+            ctx.via.add(x)
+            return [(X, f)]
     s = conv_norm_certified(w, ins, stride, padding, dilation, groups, transposed, outs)
     f = conv_frobenius(w, ins, outs, stride, padding, dilation, transposed) * math.sqrt(v.shape[0] // _B)  # rows/sample
-    kind = f"Conv{len(ins)}d" + ('Transpose' if transposed else '')
     ctx.row(kind + (' + BatchNorm (folded)' if bn is not None else ''),
             _one(s, f), w)
     return [(x, _one(s, f))]
@@ -572,13 +583,13 @@ def _folds(graph, fold:bool) -> tuple[dict, set]:
 # %% ../nbs/02b_certify.ipynb #ecfd87a6
 class _Ctx:
     "What a rule sees of one node: its values, which arguments depend on the input, the folds, the rows table."
-    def __init__(self, n, env, dep, folds, folded, rows, S=None):
+    def __init__(self, n, env, dep, folds, folded, rows, S=None, row_of=None):
         self.n, self.env, self.dep, self.folds, self.folded, self.rows = n, env, dep, folds, folded, rows
-        self.S = S
+        self.S, self.row_of = S, {} if row_of is None else row_of
         self.name = _opname(n)
         self.args = list(torch.fx.node.map_arg(n.args, lambda a: env[a]))
         self.kwargs = dict(torch.fx.node.map_arg(n.kwargs, lambda a: env[a]))
-        self.out, self.recorded = env[n], False
+        self.out, self.recorded, self.via = env[n], False, set()    # via: arguments covered through their source
     def val(self, a): return self.env[a]
     def layout(self, a): return None if self.S is None else self.S.get(a)
     def double_args(self):
@@ -593,6 +604,7 @@ class _Ctx:
             m = w.reshape(w.shape[0], -1) if w.dim() > 2 else w
             r |= dict(weight_frobenius=w.norm().item(), kernel_reshape=torch.linalg.matrix_norm(m, ord=2).item())
         self.rows.append(r)
+        self.row_of[self.n] = len(self.rows) - 1
         self.recorded = True
 
 # %% ../nbs/02b_certify.ipynb #c0031f1d
@@ -616,6 +628,11 @@ _GATHER = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsq
 _ENTRYWISE = set('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus sigmoid hardsigmoid hardswish leaky_relu '
                  'elu gelu silu mish _prelu_kernel add sub rsub mul div _to_copy '
                  '_native_batch_norm_legit_no_training'.split())
+
+def _strided_like(s:Tensor, v:Tensor) -> Tensor:
+    "s (same shape as v) with v's strides, so that the views the program takes of v can be taken of s."
+    if s.stride() == v.stride() or 0 in v.stride(): return s
+    return torch.empty_strided(v.shape, v.stride(), dtype=s.dtype, device=s.device).copy_(s)
 
 def _standard_ids(shape, B:int, device=None) -> Tensor:
     "The standard layout of `shape`: k = shape[0] / B consecutive slices per sample, sample-major (ids 1..B)."
@@ -645,9 +662,7 @@ def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
             v = env[a]
             if not _fl(v): return v
             s = lay(a)
-            if s is None: return torch.zeros_like(v, dtype=torch.float64)
-            if s.stride() == v.stride() or 0 in v.stride(): return s
-            return torch.empty_strided(v.shape, v.stride(), dtype=s.dtype, device=s.device).copy_(s)  # views as v's
+            return torch.zeros_like(v, dtype=torch.float64) if s is None else _strided_like(s, v)
         a = list(torch.fx.node.map_arg(n.args, sub))
         kw = {k: v for k, v in torch.fx.node.map_arg(n.kwargs, sub).items() if k not in ('dtype', 'layout')}
         if name == 'constant_pad_nd': a = a[:2]                # padded entries: of no sample
@@ -688,6 +703,47 @@ def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
     r = [_standard_ids(o.shape, B, o.device) if _fl(o) and o.dim() and not o.shape[0] % B else None for o in outs]
     return r if isinstance(out, (tuple, list)) else r[0]
 
+# %% ../nbs/02b_certify.ipynb #5a3f0004
+def _gathered(ctx, x):
+    """(source node, position map, source grid, the gather's nodes) when the conv's input `x` only gathers the positions of
+    one earlier value, the same for every sample and channel, and nothing else reads the gather's nodes (a reflect,
+    replicate or circular pad); else None. The map is found by running the gather on the source's entry numbers."""
+    region, X, stack = set(), set(), [x]
+    while stack:
+        q = stack.pop()
+        if q in region or q in X or not ctx.dep.get(q, False): continue      # constants: an empty buffer, indices
+        if q.op == 'call_function' and _opname(q) in _GATHER and _opname(q) != 'where':
+            region.add(q); stack.extend(q.all_input_nodes)
+        else: X.add(q)
+    if len(X) != 1 or not region or any(u not in region and u is not ctx.n for q in region for u in q.users): return None
+    X = X.pop()
+    v, xv = ctx.val(X), ctx.val(x)
+    if not _fl(v) or v.dim() != xv.dim() or v.shape[:2] != xv.shape[:2]: return None
+    num = _strided_like(torch.arange(1, v.numel() + 1, dtype=torch.float64, device=v.device).reshape(v.shape), v)
+    env = {X: num}
+    def sub(a):
+        if a in env: return env[a]
+        u = ctx.val(a)
+        return torch.zeros_like(u, dtype=torch.float64) if _fl(u) else u
+    for q in ctx.n.graph.nodes:
+        if q not in region: continue
+        a = list(torch.fx.node.map_arg(q.args, sub))
+        kw = {k: u for k, u in torch.fx.node.map_arg(q.kwargs, sub).items() if k not in ('dtype', 'layout')}
+        if _opname(q) == 'constant_pad_nd': a = a[:2]
+        with torch.no_grad(): r = q.target(*a, **kw)
+        if not isinstance(r, Tensor): return None
+        env[q] = _strided_like(r, ctx.val(q)) if r.shape == ctx.val(q).shape else r
+    Q = env[x].long() - 1                                  # the source entry each entry of x holds (−1: none)
+    N, C, n = v.shape[0], v.shape[1], v[0, 0].numel()
+    b = torch.arange(N, device=Q.device).reshape(-1, *[1] * (Q.dim() - 1))
+    c = torch.arange(C, device=Q.device).reshape(1, -1, *[1] * (Q.dim() - 2))
+    pos = torch.where(Q >= 0, Q % n, n)
+    if not bool(((Q < 0) | ((Q // (C * n) == b) & ((Q // n) % C == c))).all()): return None   # sample, channel kept
+    src = pos[0, 0].reshape(-1)
+    if not bool((pos.reshape(N, C, -1) == src).all()): return None       # one map for every sample and channel
+    if tuple(v.shape[2:]) == tuple(xv.shape[2:]) and torch.equal(src.cpu(), torch.arange(n)): return None   # no gather
+    return X, src.cpu(), tuple(v.shape[2:]), region
+
 # %% ../nbs/02b_certify.ipynb #b0849059
 def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     "Run the exported program on x, carrying per node the log of an upper bound of its Lipschitz constant (2 kinds)."
@@ -698,7 +754,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     users = list(sig.user_inputs)
     if len(users) != 1:
         raise UnsupportedModelError("certified bound: a forward with more than one input is not supported.")
-    env, dep, L, rows, merges, S = {}, {}, {}, [], [], {}
+    env, dep, L, rows, merges, S, row_of = {}, {}, {}, [], [], {}, {}
     folds, folded = _folds(g, fold)
     for n in g.nodes:
         if n.op == 'placeholder':
@@ -727,9 +783,9 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
             if not any(_fl(o) for o in outs): continue                # an integer / boolean result: refused where used
             if name not in RULES: raise _Refuse(_REFUSED.get(name, "no rule is known for this op (see the allowlist)"))
             S[n] = _layout(n, name, env, dep, S, _B)                 # where each entry's sample is (never two)
-            ctx = _Ctx(n, env, dep, folds, folded, rows, S)
+            ctx = _Ctx(n, env, dep, folds, folded, rows, S, row_of)
             terms = RULES[name][0](ctx)
-            if set(ins) - {t for t, _ in terms}: raise _Refuse("it uses an input-dependent value no rule covers")
+            if set(ins) - {t for t, _ in terms} - ctx.via: raise _Refuse("it uses an input-dependent value no rule covers")
         except _Refuse as e:
             raise UnsupportedModelError(f"certified bound: {_where(n)}: {e.args[0]}.") from None
         with np.errstate(divide='ignore'):
@@ -753,7 +809,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
         raise UnsupportedModelError("certified bound: the model's output rows are not its samples' (row i holds "
                                     "entries computed from another sample): it reorders or mixes the batch.")
     Lo = L[o] if dep.get(o) else np.full(2, -np.inf)
-    return Lo + math.log1p(ROUND_UP), rows, merges
+    return Lo + math.log1p(ROUND_UP), [r for r in rows if r is not None], merges
 
 # %% ../nbs/02b_certify.ipynb #c5feeffd
 _COLS = ('spectral', 'frobenius', 'weight_frobenius', 'kernel_reshape')

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_operators.ipynb #0f27955a
 from __future__ import annotations
-import copy, inspect, math, operator, re, warnings
+import copy, inspect, itertools, math, operator, re, warnings
 from collections import Counter
 import numpy as np
 import pandas as pd
@@ -20,8 +20,8 @@ from .core import (model_device, model_dtype, measurement, check_measure_dtype, 
 
 # %% auto #0
 __all__ = ['ROUND_UP', 'dense_operator', 'conv_norm_circular', 'conv_frobenius', 'conv_norm_partial_fourier',
-           'conv_norm_certified', 'operator_norm', 'kernel_reshape_norm', 'operator_frobenius_norm',
-           'weight_frobenius_norm', 'fold_batchnorm']
+           'conv_norm_certified', 'operator_norm', 'conv_norm_gathered', 'kernel_reshape_norm',
+           'operator_frobenius_norm', 'weight_frobenius_norm', 'fold_batchnorm']
 
 # %% ../nbs/02_operators.ipynb #4a494123
 _CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
@@ -401,6 +401,49 @@ def _circular_norm(w:Tensor, size) -> float:
     "Exact spectral norm of a stride-1 circular conv with kernel `w` (O, C, k_h, k_w) on an H x W grid (groups=1)."
     Kf = torch.fft.fft2(w, s=tuple(size))                                       # (O, C, H, W)
     return torch.linalg.matrix_norm(Kf.permute(2, 3, 0, 1), ord=2).max().item()  # max over frequencies
+
+# %% ../nbs/02_operators.ipynb #9a7e0002
+def _circular_wrap(src:Tensor, inner:tuple, outer:tuple) -> bool:
+    "Whether the position map `src` (outer grid → inner grid, flat) is q ↦ (q − p) mod n on every axis, for some p."
+    q = torch.stack(torch.meshgrid(*[torch.arange(o) for o in outer], indexing='ij')).reshape(len(outer), -1)
+    for p in itertools.product(*[range(o - i + 1) for o, i in zip(outer, inner)]):
+        t = torch.zeros(q.shape[1], dtype=torch.long)
+        for a in range(len(outer)): t = t * inner[a] + (q[a] - p[a]) % inner[a]
+        if torch.equal(t, src): return True
+    return False
+
+@measurement
+def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
+                       in_spatial:tuple,    # the convolution's input grid (after the gather)
+                       stride, padding, dilation, groups:int,
+                       src:Tensor,          # (prod in_spatial,) source position each input position reads; n: none
+                       src_spatial:tuple    # the source grid (n = its size)
+                      ) -> tuple:
+    """Certified (spectral or None, Frobenius) norms on one sample of x ↦ conv(G x), G the gather `src` of positions
+    (the same for every channel): a reflect / replicate / circular pad before an unpadded conv. Spectral: a circular
+    wrap at stride 1 by the Fourier formula; else the exact Gram matrix (at most `_DENSE_GRAM` rows: eigvalsh, or the
+    Lanczos candidate proved by a Cholesky factorization); None beyond that (bound the two maps apart)."""
+    w, d = w.detach().double().cpu(), len(in_spatial)
+    stride, padding, dilation = (tuple(int(v) for v in t) for t in (stride, padding, dilation))
+    n, src_spatial, O = math.prod(src_spatial), tuple(int(v) for v in src_spatial), w.shape[0] // groups
+    idx, _, K = _blocks(w, in_spatial, stride, padding, dilation, ())
+    idx = torch.cat([src.long().cpu(), torch.tensor([n])])[idx]                # (m, T): source position, n: none
+    K = K[0].reshape(K.shape[1], groups, O, -1).permute(1, 0, 2, 3).contiguous()   # (groups, T, O, C')
+    same = ((idx[:, :, None] == idx[:, None, :]) & (idx[:, :, None] < n)).sum(0).double()   # (T, T)
+    fro = math.sqrt(max((same * torch.einsum('gaoc,gboc->ab', K, K)).sum().item(), 0.)) * (1 + ROUND_UP)
+    kd = [dl * (k - 1) + 1 for dl, k in zip(dilation, w.shape[2:])]
+    if (all(s == 1 for s in stride) and not any(padding) and all(i - k + 1 <= m for i, k, m in zip(in_spatial, kd, src_spatial))
+            and _circular_wrap(src.long().cpu(), src_spatial, tuple(in_spatial))):     # rows of the circular conv
+        return _fourier_bound(_dilate(w, dilation), src_spatial, groups) * (1 + ROUND_UP), fro
+    N = n * K.shape[-1]
+    if N > _DENSE_GRAM: return None, fro
+    if N <= 512:
+        return math.sqrt(max(torch.linalg.eigvalsh(_gram(idx, n, K))[..., -1].max().item(), 0.)) * (1 + ROUND_UP), fro
+    mult = max([int(torch.bincount(c[c < n]).max()) for c in idx.T if bool((c < n).any())] or [1])
+    inner = idx.shape[1] ** 2 * mult * max(K.shape[-2:])            # products summed into one Gram entry, at most
+    theta = max(_candidate(idx, n, k) for k in K) * (1 + _MARGIN)
+    tops = [_chol_certify(_gram(idx, n, k[None])[0], theta, inner) for k in K]
+    return (None if None in tops else math.sqrt(max(tops)) * (1 + ROUND_UP)), fro
 
 # %% ../nbs/02_operators.ipynb #ead4a22d
 @measurement
