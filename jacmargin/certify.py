@@ -1357,9 +1357,11 @@ def _moves_batch(ep, shape, device) -> bool:
         if n.op == 'output': return False
         a = torch.fx.node.map_arg(n.args, lambda v: env[v])
         kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v])))
-        with torch.no_grad(): env[n] = _settled(n, a[0] if _opname(n) == '_to_copy' and _fl(a[0]) else n.target(*a, **kw))
         name = _opname(n)
         dep[n] = any(dep[v] for v in n.all_input_nodes) and name not in _SKIP
+        if dep[n] and name == '_to_copy': env[n] = a[0]                # a floating cast (the rule): exact in float64
+        else:
+            with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
         if not dep[n]: continue
         if name == 'getitem':
             s = S.get(n.args[0])
