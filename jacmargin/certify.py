@@ -1367,7 +1367,8 @@ def _moves_batch(ep, shape, device) -> bool:
             s = S.get(n.args[0])
             S[n] = s[n.args[1]] if isinstance(s, (list, tuple)) else None
         elif any(_fl(o) for o in (env[n] if isinstance(env[n], (tuple, list)) else [env[n]])):
-            S[n] = _layout(n, name, env, dep, S, _B)
+            try: S[n] = _layout(n, name, env, dep, S, _B)
+            except _Refuse: return True                  # not followed here: the global certificate, always sound
         if any(s is not None and not _standard(s, _B) for s in (S.get(n) if isinstance(S.get(n), list) else [S.get(n)])):
             return True
     return False
