@@ -52,8 +52,9 @@ if __name__ == '__main__':
     df = pd.DataFrame(rows)
     head = (f"x86_64, {os.cpu_count()} CPU cores, torch {torch.__version__}, {torch.get_num_threads()} torch thread(s); "
             f"`{' '.join(['python'] + sys.argv)}`\n\n")
-    fmt = lambda v: f'{v:.6g}' if isinstance(v, float) else str(v)
-    table = '\n'.join(['| ' + ' | '.join(df.columns) + ' |', '|' + '---|' * len(df.columns)] +
-                      ['| ' + ' | '.join(fmt(v) for v in r) + ' |' for r in df.itertuples(index=False)])
-    open(a.out, "w").write("# Padded convolutions: certified bound / norm\n\n" + head + table + '\n')
+    fmt = lambda k, v: (f'{v:.6f}' if 'over' in k else f'{v:.2f}') if isinstance(v, float) else str(v)
+    cols = ['padding', 'input', 'norm from', 'new / norm', 'new seconds'] + (['old / norm', 'old seconds'] if a.old else [])
+    table = '\n'.join(['| ' + ' | '.join(cols) + ' |', '|---' * len(cols) + '|'] +
+                      ['| ' + ' | '.join(fmt(k, v) for k, v in r.items()) + ' |' for r in rows])
+    open(a.out, 'w').write("# Padded convolutions: certified bound / norm\n\n" + head + table + '\n')
     print(df.to_string(index=False))

@@ -634,6 +634,18 @@ def _strided_like(s:Tensor, v:Tensor) -> Tensor:
     if s.stride() == v.stride() or 0 in v.stride(): return s
     return torch.empty_strided(v.shape, v.stride(), dtype=s.dtype, device=s.device).copy_(s)
 
+def _on_ids(n, ids:dict, env:dict):
+    """Node n's op, a gather, run on entry ids: `ids[a]` for the arguments in `ids` (viewed as their values), zeros
+    (no entry) for the other floating tensors, integers (indices, masks) as they are; a pad fills with 0 (no entry)."""
+    def sub(a):
+        v = env[a]
+        if not _fl(v): return v
+        return _strided_like(ids[a], v) if a in ids else torch.zeros_like(v, dtype=torch.float64)
+    a = list(torch.fx.node.map_arg(n.args, sub))
+    kw = {k: v for k, v in torch.fx.node.map_arg(n.kwargs, sub).items() if k not in ('dtype', 'layout')}
+    if _opname(n) == 'constant_pad_nd': a = a[:2]
+    with torch.no_grad(): return n.target(*a, **kw)
+
 def _standard_ids(shape, B:int, device=None) -> Tensor:
     "The standard layout of `shape`: k = shape[0] / B consecutive slices per sample, sample-major (ids 1..B)."
     k = shape[0] // B
@@ -654,19 +666,9 @@ def _per_sample(ids:Tensor, w:Tensor) -> float:
 def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
     "Layout(s) of node n's value from its arguments' (see above); refuses where samples would mix."
     out = env[n]
-    lay = lambda a: S.get(a) if isinstance(a, torch.fx.Node) and dep[a] else None
     deps = [a for a in n.all_input_nodes if dep[a] and _fl(env[a])]
     if name in _GATHER:                                   # entries moved: the same op moves the sample ids
-        def sub(a):
-            if not isinstance(a, torch.fx.Node): return a
-            v = env[a]
-            if not _fl(v): return v
-            s = lay(a)
-            return torch.zeros_like(v, dtype=torch.float64) if s is None else _strided_like(s, v)
-        a = list(torch.fx.node.map_arg(n.args, sub))
-        kw = {k: v for k, v in torch.fx.node.map_arg(n.kwargs, sub).items() if k not in ('dtype', 'layout')}
-        if name == 'constant_pad_nd': a = a[:2]                # padded entries: of no sample
-        with torch.no_grad(): r = n.target(*a, **kw)
+        r = _on_ids(n, {a: S[a] for a in deps if S.get(a) is not None}, env)
         return list(r) if isinstance(r, (tuple, list)) else r
     if name in _ENTRYWISE:                                # entry by entry: the operands' layouts, which must agree
         o = out[0] if isinstance(out, (tuple, list)) else out
@@ -719,21 +721,12 @@ def _gathered(ctx, x):
     X = X.pop()
     v, xv = ctx.val(X), ctx.val(x)
     if not _fl(v) or v.dim() != xv.dim() or v.shape[:2] != xv.shape[:2]: return None
-    num = _strided_like(torch.arange(1, v.numel() + 1, dtype=torch.float64, device=v.device).reshape(v.shape), v)
-    env = {X: num}
-    def sub(a):
-        if a in env: return env[a]
-        u = ctx.val(a)
-        return torch.zeros_like(u, dtype=torch.float64) if _fl(u) else u
+    ids = {X: torch.arange(1, v.numel() + 1, dtype=torch.float64, device=v.device).reshape(v.shape)}
     for q in ctx.n.graph.nodes:
         if q not in region: continue
-        a = list(torch.fx.node.map_arg(q.args, sub))
-        kw = {k: u for k, u in torch.fx.node.map_arg(q.kwargs, sub).items() if k not in ('dtype', 'layout')}
-        if _opname(q) == 'constant_pad_nd': a = a[:2]
-        with torch.no_grad(): r = q.target(*a, **kw)
-        if not isinstance(r, Tensor): return None
-        env[q] = _strided_like(r, ctx.val(q)) if r.shape == ctx.val(q).shape else r
-    Q = env[x].long() - 1                                  # the source entry each entry of x holds (−1: none)
+        ids[q] = _on_ids(q, ids, ctx.env)
+        if not isinstance(ids[q], Tensor): return None
+    Q = ids[x].long() - 1                                  # the source entry each entry of x holds (−1: none)
     N, C, n = v.shape[0], v.shape[1], v[0, 0].numel()
     b = torch.arange(N, device=Q.device).reshape(-1, *[1] * (Q.dim() - 1))
     c = torch.arange(C, device=Q.device).reshape(1, -1, *[1] * (Q.dim() - 2))
@@ -1341,33 +1334,16 @@ def _cot(y:Tensor, C:int) -> tuple:
 
 def _moves_batch(ep, shape, device) -> bool:
     "Whether the program moves samples off the first axis anywhere (layouts as the global bound tracks them)."
-    sig = ep.graph_signature
-    consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
-    named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
-             **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
-    x = torch.randn(_B, *shape, dtype=torch.float64, generator=torch.Generator().manual_seed(0)).to(device)
-    env, dep, S = {}, {}, {}
+    B = _Ball(ep, {}, {})
+    B.center(torch.randn(_B, *shape, dtype=torch.float64, generator=torch.Generator().manual_seed(0)).to(device))
+    S = {B.inp: _standard_ids(B.env[B.inp].shape, _B, device)}
     for n in ep.graph.nodes:
-        if n.op == 'placeholder':
-            u = n.name == list(sig.user_inputs)[0]
-            v = x if u else consts[named[n.name]]
-            env[n], dep[n] = (v.detach().double() if _fl(v) else v), u
-            if u: S[n] = _standard_ids(x.shape, _B, x.device)
-            continue
-        if n.op == 'output': return False
-        a = torch.fx.node.map_arg(n.args, lambda v: env[v])
-        kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v])))
-        name = _opname(n)
-        dep[n] = any(dep[v] for v in n.all_input_nodes) and name not in _SKIP
-        if dep[n] and name == '_to_copy': env[n] = a[0]                # a floating cast (the rule): exact in float64
-        else:
-            with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
-        if not dep[n]: continue
-        if name == 'getitem':
+        if n.op != 'call_function' or not B.dep[n]: continue
+        if _opname(n) == 'getitem':
             s = S.get(n.args[0])
             S[n] = s[n.args[1]] if isinstance(s, (list, tuple)) else None
-        elif any(_fl(o) for o in (env[n] if isinstance(env[n], (tuple, list)) else [env[n]])):
-            try: S[n] = _layout(n, name, env, dep, S, _B)
+        elif any(_fl(o) for o in (B.env[n] if isinstance(B.env[n], (tuple, list)) else [B.env[n]])):
+            try: S[n] = _layout(n, _opname(n), B.env, B.dep, S, _B)
             except _Refuse: return True                  # not followed here: the global certificate, always sound
         if any(s is not None and not _standard(s, _B) for s in (S.get(n) if isinstance(S.get(n), list) else [S.get(n)])):
             return True

@@ -280,6 +280,18 @@ def _blocks(w:Tensor, in_spatial, stride, padding, dilation, circular:tuple) -> 
     idx = _taps(w.shape[2:2 + len(E)], *[[v[a] for a in E] for v in (in_spatial, stride, padding, dilation)])
     return idx, math.prod(in_spatial[a] for a in E), K.reshape(-1, idx.shape[1], O, w.shape[1])
 
+def _taps_norm(idx:Tensor, n:int, K:Tensor, inner:int, direct:int=512) -> float|None:
+    """Certified max over the batch K (B, T, O, C) of ‖Σ_t S_t ⊗ K_t‖₂ (taps `idx` over n positions): the Gram matrices'
+    top eigenvalue by LAPACK up to `direct` rows, else the Lanczos candidate proved by a Cholesky factorization (None
+    if one fails); `inner`: the most products summed into one Gram entry."""
+    N = n * K.shape[-1]
+    if N <= direct:                                                              # LAPACK's eigensolver, as item 6
+        top = max(torch.linalg.eigvalsh(_gram(idx, n, k))[..., -1].max().item() for k in K.split(max(1, 2**22 // N**2)))
+        return math.sqrt(max(top, 0.)) * (1 + ROUND_UP)
+    theta = max(_candidate(idx, n, k) for k in K) * (1 + _MARGIN)
+    tops = [_chol_certify(_gram(idx, n, k[None])[0], theta, inner) for k in K]
+    return None if None in tops else math.sqrt(max(tops)) * (1 + ROUND_UP)
+
 @measurement
 def conv_norm_partial_fourier(w:Tensor, in_spatial:tuple, stride, padding, dilation, groups:int=1,
                               circular:tuple=(-1,),  # the axes embedded circularly; () keeps every axis exact
@@ -293,13 +305,7 @@ def conv_norm_partial_fourier(w:Tensor, in_spatial:tuple, stride, padding, dilat
     K = K.reshape(*K.shape[:2], groups, O, -1).permute(2, 0, 1, 3, 4).flatten(0, 1)   # (groups F, T, O, C')
     if idx.shape[0] * O < n * K.shape[-1]:                                       # the adjoint's Gram AAᴴ is smaller
         idx, n, K = _adjoint_taps(idx, n), idx.shape[0], K.mH
-    N, inner = n * K.shape[-1], idx.shape[1] ** 2 * max(K.shape[-2:])
-    if N <= direct:                                                              # LAPACK's eigensolver, as item 6
-        top = max(torch.linalg.eigvalsh(_gram(idx, n, k))[..., -1].max().item() for k in K.split(max(1, 2**22 // N**2)))
-        return math.sqrt(max(top, 0.)) * (1 + ROUND_UP)
-    theta = max(_candidate(idx, n, k) for k in K) * (1 + _MARGIN)
-    tops = [_chol_certify(_gram(idx, n, k[None])[0], theta, inner) for k in K]
-    return None if None in tops else math.sqrt(max(tops)) * (1 + ROUND_UP)
+    return _taps_norm(idx, n, K, idx.shape[1] ** 2 * max(K.shape[-2:]), direct)
 
 # %% ../nbs/02_operators.ipynb #dc5859d0
 _DENSE_ENTRIES = 2 ** 22   # matrix entries up to which a conv's certified norm is the exact SVD of its matrix
@@ -435,15 +441,9 @@ def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
     if (all(s == 1 for s in stride) and not any(padding) and all(i - k + 1 <= m for i, k, m in zip(in_spatial, kd, src_spatial))
             and _circular_wrap(src.long().cpu(), src_spatial, tuple(in_spatial))):     # rows of the circular conv
         return _fourier_bound(_dilate(w, dilation), src_spatial, groups) * (1 + ROUND_UP), fro
-    N = n * K.shape[-1]
-    if N > _DENSE_GRAM: return None, fro
-    if N <= 512:
-        return math.sqrt(max(torch.linalg.eigvalsh(_gram(idx, n, K))[..., -1].max().item(), 0.)) * (1 + ROUND_UP), fro
+    if n * K.shape[-1] > _DENSE_GRAM: return None, fro
     mult = max([int(torch.bincount(c[c < n]).max()) for c in idx.T if bool((c < n).any())] or [1])
-    inner = idx.shape[1] ** 2 * mult * max(K.shape[-2:])            # products summed into one Gram entry, at most
-    theta = max(_candidate(idx, n, k) for k in K) * (1 + _MARGIN)
-    tops = [_chol_certify(_gram(idx, n, k[None])[0], theta, inner) for k in K]
-    return (None if None in tops else math.sqrt(max(tops)) * (1 + ROUND_UP)), fro
+    return _taps_norm(idx, n, K, idx.shape[1] ** 2 * mult * max(K.shape[-2:])), fro   # a position read by `mult` outputs
 
 # %% ../nbs/02_operators.ipynb #ead4a22d
 @measurement
