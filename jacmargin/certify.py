@@ -923,6 +923,7 @@ class _Ball:
         self.named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
                       **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
         self.user, self.out_name = list(sig.user_inputs)[0], list(sig.user_outputs)[0]
+        self.sharp, self.glob = False, False          # the deviation certificate; the global bound only
 
     def center(self, x:Tensor) -> Tensor:
         "Run the program in float64 at x (N, ...): every node's value, which depend on x; returns the logits."
@@ -1006,15 +1007,40 @@ def weighted(self:_Ball, n, name:str) -> tuple:
 # %% ../nbs/02b_certify.ipynb #25169d05
 @patch
 def forward(self:_Ball, rho0:Tensor) -> dict:
-    "S[n] = (m, ρ_box, ρ) per node: over the balls B(x_i, ρ0_i) its values lie in {m + e + b : |e| ≤ ρ_box, ‖b‖ ≤ ρ}."
+    """S[n] = (m, ρ_box, ρ) per node: over the balls B(x_i, ρ0_i) its values lie in {m + e + b : |e| ≤ ρ_box, ‖b‖ ≤ ρ};
+    with `sharp`, also D[n], a bound of their ℓ2 distance to the value at x_i, and the boxes cut by it."""
     x = self.env[self.inp]
-    S = {self.inp: (x, torch.zeros_like(x), rho0)}
+    S, D = {self.inp: (x, torch.zeros_like(x), rho0)}, {self.inp: rho0}
     for n in self.g.nodes:
         if n.op == 'output': break
         if n.op == 'placeholder' or not self.dep[n]: continue
-        S[n] = self.fwd_node(n, _opname(n), S, [a for a in n.all_input_nodes if self.dep[a]])
-    self.S = S
+        name, deps = _opname(n), [a for a in n.all_input_nodes if self.dep[a]]
+        S[n] = self.fwd_node(n, name, S, deps)
+        if self.sharp: S[n], D[n] = self.deviation(n, name, S, D, deps)
+    self.S, self.D = S, D
     return S
+
+@patch
+def deviation(self:_Ball, n, name:str, S:dict, D:dict, deps:list) -> tuple:
+    """(set, D): D (N,) ≥ sup over the balls of ‖v(x') − v(x)‖₂ for node n's value v (the global rules' constants
+    times the arguments' D, or the norm of the box's reach from v(x)); a box-only set cut to v(x) ± its entries' bound
+    (D, or ‖A_i,:‖₂ D_in for a row of a weighted map)."""
+    s, v = S[n], self.env[n]
+    if name == 'getitem': d = D[n.args[0]]
+    else:
+        f = self.gfac(n)
+        T = [f[a.name] * D[a] for a in deps]
+        d = torch.stack(T).norm(dim=0) if name in _RSS else sum(T)     # disjoint pieces: root of the sum of squares
+    if not (isinstance(s, tuple) and _fl(v)) or bool((torch.as_tensor(s[2]) > 0).any()): return s, d
+    e = _bc(d, v)
+    if name in _WEIGHTED and n.name in self.rown and not (name == 'addmm' and self.dep.get(n.args[0], False)):
+        e = torch.minimum(e, self.rown[n.name] * _bc(D[n.args[self.weighted(n, name)[0]]], v))
+    e = e * (1 + 4 * ROUND_UP) + ROUND_UP * v.abs()                          # float64 rounding, generously
+    lo, hi = self.box(s)
+    lo, hi = torch.maximum(lo, v - e), torch.minimum(hi, v + e)
+    hi = torch.maximum(hi, lo)
+    d = torch.minimum(d, torch.maximum(hi - v, v - lo).flatten(1).norm(dim=1) * (1 + 4 * ROUND_UP))
+    return ((lo + hi) / 2, (hi - lo) / 2, s[2]), d
 
 @patch
 def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
@@ -1090,16 +1116,42 @@ def fwd_weighted(self:_Ball, n, name:str, S:dict, deps:list):
 def backward(self:_Ball, cot:Tensor) -> Tensor:
     "(K, N): bounds of ‖c_kᵀ J(x')‖₂ over the balls for the rows c_k of `cot` (K, N, out), after `forward`."
     T = {self.out: (cot, torch.zeros_like(cot), cot.new_zeros(cot.shape[:2]))}
+    cuts, self.Gn = (set(self.cuts()) if self.sharp else set()), {}
     for n in reversed(list(self.g.nodes)):
         if n.op != 'call_function' or n not in T: continue
-        for a, g in self.bwd_node(n, T.pop(n)).items():
+        t = T.pop(n)
+        if n in cuts and isinstance(t, tuple): self.Gn[n] = _nrm(t[0], t[1], 2) + t[2]   # ‖∇ wrt n's value‖
+        for a, g in self.bwd_node(n, t).items():
             if a not in T: T[a] = g
             elif isinstance(g, dict):
                 for i, v in g.items(): T[a][i] = v if i not in T[a] else tuple(p + q for p, q in zip(T[a][i], v))
             else: T[a] = tuple(p + q for p, q in zip(T[a], g))
     if self.inp not in T: return cot.new_zeros(cot.shape[:2])                  # logits that ignore the input
     gm, gr, gp = T[self.inp]
-    return _nrm(gm, gr, 2) + gp
+    self.Gn[self.inp] = _nrm(gm, gr, 2) + gp
+    return self.Gn[self.inp]
+
+@patch
+def cuts(self:_Ball) -> list:
+    "The input and the input-dependent nodes every path from the input to the logits passes through (once per ball)."
+    if getattr(self, '_cuts', None) is None:
+        self._cuts = [self.inp]
+        for a in [n for n in self.g.nodes if n.op == 'call_function' and self.dep[n]]:
+            seen, st = set(), [self.inp]
+            while st:
+                for w in st.pop().users:
+                    if w is not a and w not in seen and self.dep.get(w, False): seen.add(w); st.append(w)
+            if self.out not in seen: self._cuts.append(a)
+    return self._cuts
+
+@patch
+def through_cuts(self:_Ball, d:Tensor) -> Tensor:
+    """(N, K) lower bounds over the balls of the differences d (N, K) (their values at the centres, rows of `cot`)
+    through each cut node a: d_k(x') ≥ d_k(x) − G_a,k D_a (after `forward` and `backward` with `sharp`)."""
+    if not self.Gn: return d                                             # logits that ignore the input
+    loss = torch.stack([self.Gn[a].T * self.D[a][:, None] for a in self.Gn if a in self.D]).amin(0)
+    loss = loss * (1 + 4 * ROUND_UP)
+    return d - loss - ROUND_UP * (d.abs() + loss)
 
 @patch
 def vjp(self:_Ball, deps:list, fn, cot):
@@ -1380,7 +1432,8 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
                           y:Tensor,          # labels (B,)
                           radius,            # ball radius: a number or (B,) per sample
                           input_shape=None,  # per-sample input shape (default: x.shape[1:])
-                          batch_size:int=32  # samples per pass
+                          batch_size:int=32, # samples per pass
+                          sharp:bool=False   # boxes cut by each value's ℓ2 deviation bound (tighter, slower)
                          ) -> Tensor:
     "(B, C) certified bounds of sup over B(x_i, radius_i) of ‖∇(z_y − z_j)‖₂ (0 at j = y_i), capped by √2 × the global bound."
     r = torch.as_tensor(radius, dtype=torch.float64)
@@ -1391,6 +1444,7 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
         cot, J = _cot(yy, z.shape[1])
         if B.glob: G = torch.full(J.shape, cap, dtype=torch.float64, device=z.device)    # the global bound
         else:
+            B.sharp = sharp
             B.forward(r[i:i + len(z)].to(z.device))
             G = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
         out.append(torch.zeros_like(z).scatter(1, J, G))
@@ -1406,7 +1460,8 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
                  log_lipschitz=None,    # log of the global spectral bound, if computed already (else computed)
                  n_bisect:int=6,        # geometric bisection steps above the global radius
                  relax:bool=True,       # also the linear-relaxation certificate where the graph allows it
-                 batch_size:int=32      # samples per pass
+                 batch_size:int=32,     # samples per pass
+                 sharp:bool=False       # also the deviation certificate through the program's cut values
                 ) -> Tensor:
     "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
     out = []
@@ -1419,16 +1474,19 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
         def certified(r):
             """Per sample, a certified radius ≤ r: r where the relaxation proves the ball (min of d_j over it > 0),
             else min(r, min_j d_j / G_j(r)) — any r' below it has r' G_j(r') ≤ r' G_j(r) < d_j, the ball B(x, r')
-            being inside B(x, r) — rounded down."""
+            being inside B(x, r) — rounded down. With `sharp`, also r where some cut value a proves it:
+            d_j − G_a,j D_a > 0 for every j."""
             B.forward(r)
             c = (d / (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).amin(1) * (1 - 4 * ROUND_UP)
             c = torch.minimum(c.nan_to_num(0.), r)
-            return torch.where((B.crown(cot).T > 0).all(1), r, c) if rel else c
+            if rel: c = torch.where((B.crown(cot).T > 0).all(1), r, c)
+            return torch.where((B.through_cuts(d) > 0).all(1), r, c) if sharp else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
         if B.glob: out.append(lo); continue                                   # samples off the first axis: only it
+        B.sharp = sharp
         B.forward(torch.zeros_like(dmin))
         hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
-        hi = torch.maximum(hi * (2 if rel else 1), lo)                          # the relaxation's may go beyond
+        hi = torch.maximum(hi * (2 if rel or sharp else 1), lo)              # those two may go beyond
         for _ in range(n_bisect):                       # bisection; a failed step still certifies its c(mid)
             act = hi > lo * (1 + 1e-3)
             if not bool(act.any()): break

@@ -405,10 +405,12 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                         n_line:int=16,                        # γ1: points on the segment to x_adv
                         batch_size:int=256,                   # samples per Jacobian batch
                         generator:torch.Generator|None=None,  # seeded generator for the random parts
-                        local:bool=False                      # also the certified local margin γ_local
+                        local:bool=False,                     # also the certified local margin γ_local
+                        sharp:bool=False                      # with `local`, also gamma_local_sharp (its deviation certificate)
                        ) -> dict:
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
-    with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3)."""
+    with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3), and
+    with `sharp` too gamma_local_sharp (`local_margin(..., sharp=True)`, a bound ≥ gamma3)."""
     x = check_batch(x)
     check_model_input(model, x)
     warn_pixel_range(x)
@@ -426,11 +428,12 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     res = dict(score=o, jacobian_norm=s_x, gamma2=torch.where(pos, o / (2 * S2), torch.zeros_like(o)))
     for name, lL in (('gamma3', lL2), ('gamma4', lLF)):                 # through logs: deep nets over/underflow
         res[name] = _bound_from_logs(o, pos, math.log(2 * c) + lL, name, res)
-    if local:                                                            # Thm 3 on the ball (02b_certify)
-        gl = local_margin(model, x, y, input_shape, log_lipschitz=lL2).to(o.device)
+    for key, sh in (('gamma_local', False), ('gamma_local_sharp', True)):    # Thm 3 on the ball (02b_certify)
+        if not local or (sh and not sharp): continue
+        gl = local_margin(model, x, y, input_shape, log_lipschitz=lL2, sharp=sh).to(o.device)
         gd = gl.to(o.dtype)
         gd = torch.where(gd.double() > gl, torch.nextafter(gd, torch.zeros_like(gd)), gd)    # never rounded up
-        res['gamma_local'] = torch.maximum(gd, res['gamma3'])           # both certified: the larger holds
+        res[key] = torch.maximum(gd, res['gamma3'])                     # both certified: the larger holds
     if gamma1:
         if x_adv is None: x_adv = input_margin(model, x, y)[1]
         found = (x_adv != x).flatten(1).any(1)                              # without an adversarial point: NaN

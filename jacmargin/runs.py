@@ -331,27 +331,30 @@ def _flips_exactly(model, x:torch.Tensor, y:torch.Tensor) -> torch.Tensor:
     m = copy.deepcopy(model).to('cpu', torch.float64).eval()
     with torch.no_grad(): return (m(x.detach().to('cpu', torch.float64)).argmax(1) != y.cpu()).to(y.device)
 
-def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False) -> dict:
-    "Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) (≤ γ_local) and the attack distance."
+def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False, sharp:bool=False) -> dict:
+    """Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) (≤ γ_local, and its `sharp`
+    certificate) and the attack distance."""
     x, y = _labelled(data, 'train', cfg.n_stats, fit['device'])
     was = model.training
     model.eval()
     try:
-        lb = margin_lower_bounds(model, x, y, gamma1=False, local=local)
+        lb = margin_lower_bounds(model, x, y, gamma1=False, local=local, sharp=sharp)
         dist, x_adv = input_margin(model, x, y)
         s, g3, g4 = lb['score'], lb['gamma3'], lb['gamma4']
         gl = lb['gamma_local'] if local else g3
-        above = (s > 0) & (gl > dist)                    # a bound past the attack distance: a violation only if the
+        gs = lb['gamma_local_sharp'] if sharp else gl
+        above = (s > 0) & ((gl > dist) | (gs > dist))     # a bound past the attack distance: a violation only if the
         if above.any(): above[above.clone()] = _flips_exactly(model, x_adv[above], y[above])   # point flips exactly
     finally: model.train(was)
-    ok = (s <= 0) | ((g4 <= g3) & (g3 <= gl) & ~above)
+    ok = (s <= 0) | ((g4 <= g3) & (g3 <= gl) & (g3 <= gs) & ~above)
     med = lambda t: float(t.float().median())
     return {'train_score_median': med(s), 'train_gamma3_median': med(g3), 'train_gamma4_median': med(g4),
-            **({'train_local_median': med(gl)} if local else {}),
+            **({'train_local_median': med(gl)} if local else {}), **({'train_sharp_median': med(gs)} if sharp else {}),
             'train_attack_median': med(dist), 'train_bounds_hold': float(ok.float().mean())}
 
 STATS = {'accuracy': _accuracy, 'jacobian': _jacobian, 'score': _score, 'measures': _measures,
-         'margins': _margins, 'local_margins': functools.partial(_margins, local=True)}
+         'margins': _margins, 'local_margins': functools.partial(_margins, local=True),
+         'sharp_margins': functools.partial(_margins, local=True, sharp=True)}
 
 # %% ../nbs/15_runs.ipynb #f5d0a392
 class StopAtLoss(Callback):

@@ -120,9 +120,10 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
                    seeds:int|None=None,     # test seeds (default: the scale's)
                    sizes:tuple|None=None,   # training-set sizes (default: the first two of the scale, 1000 and 5000)
                    n_stats:int=200,         # training points per network (the first `n_stats` of a seeded draw)
+                   sharp:bool=False,        # also γ_local's deviation certificate (`local_margin(..., sharp=True)`)
                    progress:bool=True, root=None) -> dict:
     """Table II's test networks retrained with the certified margins (medians over `n_stats` training points of the
-    score, γ4, γ3, γ_local and the attack distance); per size and method their mean ± std over seeds, a figure;
+    score, γ4, γ3, γ_local (with `sharp`, also its deviation certificate) and the attack distance); per size and method their mean ± std over seeds, a figure;
     written to `out/sokolic2017-table2-margins`."""
     cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes[:2]))
@@ -130,15 +131,19 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     fn, cache = partial(run, device=device, root=root), Path(out) / 'cache'
     cfgs = []
     tests, chosen = _table2_protocol(cfg, fn, cache, jobs, progress, cfgs)   # cached once Table II has run
-    recs = run_grid(fn, [replace(c, stats=('accuracy', 'local_margins'), n_stats=n_stats) for c in cfgs], cache, jobs,
-                    progress=progress)
+    stats = ('accuracy', 'sharp_margins' if sharp else 'local_margins')
+    recs = run_grid(fn, [replace(c, stats=stats, n_stats=n_stats) for c in cfgs], cache, jobs, progress=progress)
     df = results_frame(recs).assign(acc_table2=[r['result']['acc'] for r in tests])
     df['local_over_gamma3'] = df.train_local_median / df.train_gamma3_median
     df['local_over_attack'] = df.train_local_median / df.train_attack_median
     cols = [*_MARGIN_COLS, 'local_over_gamma3', 'local_over_attack']
+    names = {**_MARGIN_COLS, 'local_over_gamma3': 'γ_local / γ3', 'local_over_attack': 'γ_local / attack'}
+    if sharp:
+        df['sharp_over_attack'] = df.train_sharp_median / df.train_attack_median
+        cols = [*cols[:4], 'train_sharp_median', *cols[4:], 'sharp_over_attack']
+        names |= {'train_sharp_median': 'γ_local (sharp)', 'sharp_over_attack': 'γ_local (sharp) / attack'}
     t = summarize(df, ['n_train', 'reg'], ['acc', 'acc_table2', *cols], '{:.4g}').reset_index()
-    t = t.rename(columns={**_MARGIN_COLS, 'local_over_gamma3': 'γ_local / γ3', 'local_over_attack': 'γ_local / attack',
-                          'acc': 'test acc [%]', 'acc_table2': 'Table II run [%]'})
+    t = t.rename(columns={**names, 'acc': 'test acc [%]', 'acc_table2': 'Table II run [%]'})
     t.insert(2, 'factor', [chosen[(n, r)] for n, r in zip(t.n_train, t.reg)])
     t['bounds hold [%]'] = df.groupby(['n_train', 'reg'], sort=True).train_bounds_hold.mean().mul(100).round(1).values
     return {**write_results(out, 'sokolic2017-table2-margins', recs, t, _plot_table2_margins(df)), 'runs': df}
@@ -149,12 +154,15 @@ def _plot_table2_margins(df:pd.DataFrame):
     sizes = sorted(df.n_train.unique())
     for ax, (reg, lab) in zip(axs, (('wd', 'weight decay'), ('jr', 'Jacobian regularization'))):
         d = df[df.reg == reg]
-        for k, (col, c) in enumerate((('train_gamma3_median', 'tab:gray'), ('train_local_median', 'tab:blue'),
-                                      ('train_attack_median', 'tab:red'))):
+        bars = [('train_gamma3_median', 'tab:gray', 'γ3'), ('train_local_median', 'tab:blue', 'γ_local'),
+                ('train_sharp_median', 'tab:cyan', 'γ_local, sharp'), ('train_attack_median', 'tab:red', 'attack')]
+        bars = [b for b in bars if b[0] in d]
+        w = 0.8 / len(bars)
+        for k, (col, c, name) in enumerate(bars):
             g = d.groupby('n_train')[col]
-            x = np.arange(len(sizes)) + (k - 1) * 0.25
-            ax.bar(x, g.mean().reindex(sizes), 0.25, yerr=g.std().reindex(sizes).fillna(0), color=c, capsize=3,
-                   label=_MARGIN_COLS[col] + (' (certified)' if 'attack' not in col else ' (upper bound)'))
+            x = np.arange(len(sizes)) + (k - (len(bars) - 1) / 2) * w
+            ax.bar(x, g.mean().reindex(sizes), w, yerr=g.std().reindex(sizes).fillna(0), color=c, capsize=3,
+                   label=name + (' (certified)' if 'attack' not in col else ' (upper bound)'))
         ax.set_xticks(np.arange(len(sizes)), [str(n) for n in sizes])
         if (d[['train_gamma3_median', 'train_attack_median']] > 0).all(None): ax.set_yscale('log')
         ax.set_xlabel('training samples'); ax.set_ylabel('median over training points (ℓ2)')
