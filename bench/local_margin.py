@@ -1,7 +1,8 @@
 """The certified local margin γ_local (`jacmargin.certify.local_margin`): its ratio to γ3 and to the attack distance,
-with and without the linear-relaxation certificate and with the deviation certificate (`sharp=True`), and seconds per sample, on a small MLP trained on scikit-learn's
-digits, the demo's two MNIST CNNs (Table II's protocol at 1000 samples, weight decay and Jacobian regularization,
-retrained here: the cache keeps no weights) and an untrained PreAct-ResNet-18 at 32 px (cost only).
+with and without the linear-relaxation certificate and with the deviation certificate (`sharp=True`), and seconds per
+sample, on a small MLP trained on scikit-learn's digits, the demo's two MNIST CNNs (Table II's protocol at 1000
+samples, weight decay and Jacobian regularization, retrained here: the cache keeps no weights) and an untrained
+PreAct-ResNet-18 at 32 px (cost only).
 
     python bench/local_margin.py [--n 200] [--out bench/results/local_margin.csv]
 """
