@@ -923,7 +923,7 @@ class _Ball:
         self.named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
                       **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
         self.user, self.out_name = list(sig.user_inputs)[0], list(sig.user_outputs)[0]
-        self.sharp, self.glob = False, False          # the deviation certificate; the global bound only
+        self.sharp, self.glob, self.ids = False, False, {}   # deviation certificate; global bound only; layouts
 
     def center(self, x:Tensor) -> Tensor:
         "Run the program in float64 at x (N, ...): every node's value, which depend on x; returns the logits."
@@ -1016,6 +1016,7 @@ def forward(self:_Ball, rho0:Tensor) -> dict:
         if n.op == 'placeholder' or not self.dep[n]: continue
         name, deps = _opname(n), [a for a in n.all_input_nodes if self.dep[a]]
         S[n] = self.fwd_node(n, name, S, deps)
+        if n in self.ids: S[n] = self.unball(n, S[n])
         if self.sharp: S[n], D[n] = self.deviation(n, name, S, D, deps)
     self.S, self.D = S, D
     return S
@@ -1093,7 +1094,7 @@ def fwd_ball(self:_Ball, n, S:dict, deps:list):
     "The fallback: f(set) ⊆ f(m) + ball(Σ_t c_t (‖ρ_box,t‖ + ρ_t)), c_t the global rule's constants."
     f = self.gfac(n)
     mid = self.call(n, {a: S[a][0] for a in deps})
-    rho = sum(f[a.name] * (S[a][1].flatten(1).norm(dim=1) + S[a][2]) for a in deps)
+    rho = sum(f[a.name] * (self.per_sample(a, S[a][1]) + S[a][2]) for a in deps)
     one = lambda v: (v, torch.zeros_like(v), rho) if _fl(v) else None
     return [one(v) for v in mid] if isinstance(mid, (tuple, list)) else one(mid)
 
@@ -1104,12 +1105,33 @@ def fwd_weighted(self:_Ball, n, name:str, S:dict, deps:list):
     m, rad, rho = S[n.args[pos]]
     mid = self.call(n, {d: S[d][0] for d in deps})
     mid = mid[0] if isinstance(mid, (tuple, list)) else mid
-    if n.name not in self.rown: self.rown[n.name] = Asq(torch.ones_like(m[:1])).clamp_min(0).sqrt()
-    rad2, rho2 = Aabs(rad) + self.rown[n.name] * _bc(rho, mid), torch.zeros_like(rho)
+    if torch.as_tensor(rho).dim() == 0: rad2, rho2 = Aabs(rad), torch.zeros_like(rho)   # a box (moved samples)
+    else:
+        if n.name not in self.rown: self.rown[n.name] = Asq(torch.ones_like(m[:1])).clamp_min(0).sqrt()
+        rad2, rho2 = Aabs(rad) + self.rown[n.name] * _bc(rho, mid), torch.zeros_like(rho)
     if name == 'addmm' and self.dep.get(n.args[0], False):          # an input-dependent bias adds its own set
         b = S[n.args[0]]
         rad2, rho2 = rad2 + b[1], b[2] * math.sqrt(mid[0].numel() / b[0][0].numel())
     return [(mid, rad2, rho2), None, None] if name == '_native_batch_norm_legit_no_training' else (mid, rad2, rho2)
+
+@patch
+def unball(self:_Ball, n, s):
+    """A moved node's set as a box: each entry of sample i's ball part within ±ρ_i (its ids say which sample), the
+    ball radius a 0-d zero (its values are not one row per sample)."""
+    if not isinstance(s, tuple): return s
+    m, rad, rho = s
+    rho = torch.as_tensor(rho, dtype=torch.float64, device=m.device)
+    if rho.dim() and bool((rho > 0).any()): rad = rad + torch.cat([rho.new_zeros(1), rho])[self.ids[n].long()]
+    return m, rad, rho.new_zeros(())
+
+@patch
+def per_sample(self:_Ball, n, t:Tensor, lead:int=1) -> Tensor:
+    "‖·‖₂ per sample of t (*lead axes, *node n's shape): over its rows, or over the entries its ids give each sample."
+    if n not in self.ids: return t.flatten(lead).norm(dim=-1)
+    i = self.ids[n].long().reshape(-1)
+    q = torch.broadcast_to(t * t, t.shape[:lead] + self.ids[n].shape).reshape(*t.shape[:lead], -1)
+    out = q.new_zeros(*t.shape[:lead], len(self.env[self.inp]) + 1).index_add_(lead, i, q)
+    return out[..., 1:].sqrt()
 
 # %% ../nbs/02b_certify.ipynb #89d4bd63
 @patch
@@ -1120,6 +1142,9 @@ def backward(self:_Ball, cot:Tensor) -> Tensor:
     for n in reversed(list(self.g.nodes)):
         if n.op != 'call_function' or n not in T: continue
         t = T.pop(n)
+        if n in self.ids and isinstance(t, tuple) and bool((t[2] > 0).any()):      # a moved node: the ball to a box
+            ext = torch.cat([t[2].new_zeros(t[2].shape[0], 1), t[2].expand(-1, len(self.env[self.inp]))], 1)
+            t = (t[0], t[1] + ext[:, self.ids[n].long()], t[2].new_zeros(t[2].shape[0], 1))
         if n in cuts and isinstance(t, tuple): self.Gn[n] = _nrm(t[0], t[1], 2) + t[2]   # ‖∇ wrt n's value‖
         for a, g in self.bwd_node(n, t).items():
             if a not in T: T[a] = g
@@ -1217,9 +1242,10 @@ def bwd_node(self:_Ball, n, t) -> dict:
         else:
             P = torch.stack([dl * u, dl * v, du * u, du * v])
             lo, hi = P.amin(0), P.amax(0)
-        return {a: ((lo + hi) / 2, (hi - lo) / 2, gp * torch.maximum(dl.abs(), du.abs()).flatten(1).amax(1))}
+        return {a: ((lo + hi) / 2, (hi - lo) / 2,
+                    gp * torch.maximum(dl.abs(), du.abs()).flatten(1).amax(1) if ball else gp)}
     if name in _MAXES and self.max_local(n, name): return self.bwd_max(n, name, deps[0], gm, gr, gp)
-    return self.bwd_ball(n, deps, _nrm(gm, gr, 2) + gp)
+    return self.bwd_ball(n, deps, self.per_sample(n, gm.abs() + gr, 2) + gp)
 
 # %% ../nbs/02b_certify.ipynb #5f918311
 @patch
@@ -1384,26 +1410,28 @@ def _cot(y:Tensor, C:int) -> tuple:
     e = torch.eye(C, dtype=torch.float64, device=y.device)
     return (e[y][None] - e[J].transpose(0, 1)).contiguous(), J
 
-def _moves_batch(ep, shape, device) -> bool:
-    "Whether the program moves samples off the first axis anywhere (layouts as the global bound tracks them)."
-    B = _Ball(ep, {}, {})
-    B.center(torch.randn(_B, *shape, dtype=torch.float64, generator=torch.Generator().manual_seed(0)).to(device))
-    S = {B.inp: _standard_ids(B.env[B.inp].shape, _B, device)}
-    for n in ep.graph.nodes:
-        if n.op != 'call_function' or not B.dep[n]: continue
+@patch
+def layouts(self:_Ball) -> bool:
+    """Entry → sample ids (`self.ids`) of the nodes whose value is not one row per sample, after `center`, as the
+    global bound tracks them; False where they cannot be followed (the caller keeps the global certificate)."""
+    x = self.env[self.inp]
+    N, S, self.ids = len(x), {self.inp: _standard_ids(x.shape, len(x), x.device)}, {}
+    for n in self.g.nodes:
+        if n.op != 'call_function' or not self.dep[n]: continue
         if _opname(n) == 'getitem':
             s = S.get(n.args[0])
             S[n] = s[n.args[1]] if isinstance(s, (list, tuple)) else None
-        elif any(_fl(o) for o in (B.env[n] if isinstance(B.env[n], (tuple, list)) else [B.env[n]])):
-            try: S[n] = _layout(n, _opname(n), B.env, B.dep, S, _B)
-            except _Refuse: return True                  # not followed here: the global certificate, always sound
-        if any(s is not None and not _standard(s, _B) for s in (S.get(n) if isinstance(S.get(n), list) else [S.get(n)])):
-            return True
-    return False
+        elif any(_fl(o) for o in (self.env[n] if isinstance(self.env[n], (tuple, list)) else [self.env[n]])):
+            try: S[n] = _layout(n, _opname(n), self.env, self.dep, S, N)
+            except _Refuse: return False
+        s = S.get(n)
+        if isinstance(s, Tensor) and not (s.dim() > 0 and s.shape[0] == N and _standard(s, N)): self.ids[n] = s
+    return True
 
 def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     """Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖). A program
-    that moves samples off the first axis gets the global certificate (`B.glob`): the ball rules assume them there."""
+    that moves samples off the first axis has its moved values' sets as boxes (`B.ids`), or, where its layouts cannot
+    be followed, the global certificate (`B.glob`)."""
     x = check_batch(x)
     check_measure_dtype(model_dtype(model))
     shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
@@ -1412,15 +1440,16 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     ep, _ = export_program(model, shape, any_batch=True)
     dev, factors, rown = model_device(model), {}, {}
     cap = math.sqrt(2) * math.exp(lL) if lL < 700 else math.inf
-    glob = _moves_batch(ep, shape, dev)
-    if glob: warnings.warn(f"local bounds: {type(model).__name__}'s program moves its samples off the first axis (an "
-                           "einsum with a weight, an instance norm, a reshape of channels into the batch); the ball "
-                           "rules assume them there, so these bounds are the global ones (γ_local = the global "
-                           "certificate's radius, ≥ γ3).")
+    said = False
     for i in range(0, len(x), batch_size):
         B = _Ball(ep, factors, rown)
-        B.glob = glob
         z = B.center(x[i:i + batch_size].detach().to(dev, torch.float64))
+        B.glob = not B.layouts()
+        if B.glob and not said:
+            warnings.warn(f"local bounds: {type(model).__name__}'s program moves its samples off the first axis in a "
+                          "way these bounds do not follow, so they are the global ones (γ_local = the global "
+                          "certificate's radius, ≥ γ3).")
+            said = True
         if z.dim() != 2 or z.shape[1] < 2:
             raise UserInputError(f"the model's output has shape {tuple(z.shape)}: a margin needs logits (B, C), C >= 2.")
         yield B, z, check_labels(y[i:i + batch_size], len(z), z.shape[1]).to(dev), cap
@@ -1444,7 +1473,7 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
         cot, J = _cot(yy, z.shape[1])
         if B.glob: G = torch.full(J.shape, cap, dtype=torch.float64, device=z.device)    # the global bound
         else:
-            B.sharp = sharp
+            B.sharp = sharp and not B.ids                # moved samples: without the deviation certificate
             B.forward(r[i:i + len(z)].to(z.device))
             G = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
         out.append(torch.zeros_like(z).scatter(1, J, G))
@@ -1466,7 +1495,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
     "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
     out = []
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
-        C, rel = z.shape[1], relax and _relaxable(B.g)
+        C, rel = z.shape[1], relax and _relaxable(B.g) and not B.ids      # moved samples: intervals only
         cot, J = _cot(yy, C)
         d = (z.gather(1, yy[:, None]) - z).gather(1, J)                                   # (n, C − 1): z_y − z_j
         d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs().gather(1, J))          # float64 rounding
@@ -1483,10 +1512,10 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             return torch.where((B.through_cuts(d) > 0).all(1), r, c) if sharp else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
         if B.glob: out.append(lo); continue                                   # samples off the first axis: only it
-        B.sharp = sharp
+        B.sharp = sharp and not B.ids
         B.forward(torch.zeros_like(dmin))
         hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
-        hi = torch.maximum(hi * (2 if rel or sharp else 1), lo)              # those two may go beyond
+        hi = torch.maximum(hi * (2 if rel or B.sharp else 1), lo)            # those two may go beyond
         for _ in range(n_bisect):                       # bisection; a failed step still certifies its c(mid)
             act = hi > lo * (1 + 1e-3)
             if not bool(act.any()): break
