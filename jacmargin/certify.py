@@ -1490,7 +1490,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
                  n_bisect:int=6,        # geometric bisection steps above the global radius
                  relax:bool=True,       # also the linear-relaxation certificate where the graph allows it
                  batch_size:int=32,     # samples per pass
-                 sharp:bool=False       # also the deviation certificate through the program's cut values
+                 sharp:bool=False       # also the deviation certificate (not where the program moves its samples)
                 ) -> Tensor:
     "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
     out = []
@@ -1511,7 +1511,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             if rel: c = torch.where((B.crown(cot).T > 0).all(1), r, c)
             return torch.where((B.through_cuts(d) > 0).all(1), r, c) if sharp else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
-        if B.glob: out.append(lo); continue                                   # samples off the first axis: only it
+        if B.glob: out.append(lo); continue                                   # layouts not followed: only it
         B.sharp = sharp and not B.ids
         B.forward(torch.zeros_like(dmin))
         hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
