@@ -120,11 +120,11 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
                    seeds:int|None=None,     # test seeds (default: the scale's)
                    sizes:tuple|None=None,   # training-set sizes (default: the first two of the scale, 1000 and 5000)
                    n_stats:int=200,         # training points per network (the first `n_stats` of a seeded draw)
-                   sharp:bool=False,        # also γ_local's deviation certificate (`local_margin(..., sharp=True)`)
+                   sharp:bool=True,         # also γ_local's deviation certificate (`local_margin(..., sharp=True)`)
                    progress:bool=True, root=None) -> dict:
     """Table II's test networks retrained with the certified margins (medians over `n_stats` training points of the
-    score, γ4, γ3, γ_local (with `sharp`, also its deviation certificate) and the attack distance); per size and method their mean ± std over seeds, a figure;
-    written to `out/sokolic2017-table2-margins`."""
+    score, γ4, γ3, γ_local (with `sharp`, also its deviation certificate) and the attack distance); per size and
+    method their mean ± std over seeds, a figure; written to `out/sokolic2017-table2-margins`."""
     cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes[:2]))
     if n_stats < 1: raise UserInputError(f"n_stats={n_stats}: the margins need at least one training point.")
