@@ -1094,7 +1094,7 @@ def fwd_ball(self:_Ball, n, S:dict, deps:list):
     "The fallback: f(set) ⊆ f(m) + ball(Σ_t c_t (‖ρ_box,t‖ + ρ_t)), c_t the global rule's constants."
     f = self.gfac(n)
     mid = self.call(n, {a: S[a][0] for a in deps})
-    rho = sum(f[a.name] * (self.per_sample(a, S[a][1]) + S[a][2]) for a in deps)
+    rho = sum(f[a.name] * (self.per_sample(self.ids.get(a), S[a][1]) + S[a][2]) for a in deps)
     one = lambda v: (v, torch.zeros_like(v), rho) if _fl(v) else None
     return [one(v) for v in mid] if isinstance(mid, (tuple, list)) else one(mid)
 
@@ -1118,18 +1118,19 @@ def fwd_weighted(self:_Ball, n, name:str, S:dict, deps:list):
 def unball(self:_Ball, n, s):
     """A moved node's set as a box: each entry of sample i's ball part within ±ρ_i (its ids say which sample), the
     ball radius a 0-d zero (its values are not one row per sample)."""
-    if not isinstance(s, tuple): return s
+    if not isinstance(s, tuple): return s                  # several outputs: each is kept as a box by its getitem
     m, rad, rho = s
     rho = torch.as_tensor(rho, dtype=torch.float64, device=m.device)
     if rho.dim() and bool((rho > 0).any()): rad = rad + torch.cat([rho.new_zeros(1), rho])[self.ids[n].long()]
     return m, rad, rho.new_zeros(())
 
 @patch
-def per_sample(self:_Ball, n, t:Tensor, lead:int=1) -> Tensor:
-    "‖·‖₂ per sample of t (*lead axes, *node n's shape): over its rows, or over the entries its ids give each sample."
-    if n not in self.ids: return t.flatten(lead).norm(dim=-1)
-    i = self.ids[n].long().reshape(-1)
-    q = torch.broadcast_to(t * t, t.shape[:lead] + self.ids[n].shape).reshape(*t.shape[:lead], -1)
+def per_sample(self:_Ball, ids, t:Tensor, lead:int=0) -> Tensor:
+    """(*lead, N): ‖·‖₂ per sample of t (`lead` leading axes, then a value): over each row of the value (`ids` None),
+    or over the entries `ids` (the value's layout, where its samples moved) gives each sample."""
+    if ids is None: return t.flatten(lead + 1).norm(dim=-1)
+    i = ids.long().reshape(-1)
+    q = torch.broadcast_to(t * t, t.shape[:lead] + ids.shape).reshape(*t.shape[:lead], -1)
     out = q.new_zeros(*t.shape[:lead], len(self.env[self.inp]) + 1).index_add_(lead, i, q)
     return out[..., 1:].sqrt()
 
@@ -1204,7 +1205,10 @@ def bwd_node(self:_Ball, n, t) -> dict:
             t = (tuple(t[i][0] if i in t else z(v) for i, v in enumerate(outs)),
                  tuple(t[i][1] if i in t else z(v) for i, v in enumerate(outs)), sum(u[2] for u in t.values()))
         elif set(t) == {0}: t = t[0]
-        else: return self.bwd_ball(n, deps, sum(_nrm(u[0], u[1], 2) + u[2] for u in t.values()))
+        else:
+            ids = self.ids.get(n)
+            return self.bwd_ball(n, deps, sum(self.per_sample(ids[i] if isinstance(ids, list) else None,
+                                                              u[0].abs() + u[1], 1) + u[2] for i, u in t.items()))
     gm, gr, gp = t
     ball = bool((gp > 0).any())
     if name in _WEIGHTED:
@@ -1245,7 +1249,7 @@ def bwd_node(self:_Ball, n, t) -> dict:
         return {a: ((lo + hi) / 2, (hi - lo) / 2,
                     gp * torch.maximum(dl.abs(), du.abs()).flatten(1).amax(1) if ball else gp)}
     if name in _MAXES and self.max_local(n, name): return self.bwd_max(n, name, deps[0], gm, gr, gp)
-    return self.bwd_ball(n, deps, self.per_sample(n, gm.abs() + gr, 2) + gp)
+    return self.bwd_ball(n, deps, self.per_sample(self.ids.get(n), gm.abs() + gr, 1) + gp)
 
 # %% ../nbs/02b_certify.ipynb #5f918311
 @patch
@@ -1424,8 +1428,8 @@ def layouts(self:_Ball) -> bool:
         elif any(_fl(o) for o in (self.env[n] if isinstance(self.env[n], (tuple, list)) else [self.env[n]])):
             try: S[n] = _layout(n, _opname(n), self.env, self.dep, S, N)
             except _Refuse: return False
-        s = S.get(n)
-        if isinstance(s, Tensor) and not (s.dim() > 0 and s.shape[0] == N and _standard(s, N)): self.ids[n] = s
+        s, moved = S.get(n), lambda s: isinstance(s, Tensor) and not (s.dim() > 0 and s.shape[0] == N and _standard(s, N))
+        if moved(s) or (isinstance(s, (list, tuple)) and any(moved(v) for v in s)): self.ids[n] = s
     return True
 
 def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
@@ -1509,7 +1513,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             c = (d / (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).amin(1) * (1 - 4 * ROUND_UP)
             c = torch.minimum(c.nan_to_num(0.), r)
             if rel: c = torch.where((B.crown(cot).T > 0).all(1), r, c)
-            return torch.where((B.through_cuts(d) > 0).all(1), r, c) if sharp else c
+            return torch.where((B.through_cuts(d) > 0).all(1), r, c) if B.sharp else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
         if B.glob: out.append(lo); continue                                   # layouts not followed: only it
         B.sharp = sharp and not B.ids
