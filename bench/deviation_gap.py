@@ -21,6 +21,7 @@ import argparse, copy, math, warnings
 import pandas as pd
 import torch
 import torch.nn.functional as F
+from jacmargin.certify import _win
 warnings.filterwarnings('ignore')
 
 def _power(A:torch.Tensor, it:int=100) -> float:
@@ -28,15 +29,16 @@ def _power(A:torch.Tensor, it:int=100) -> float:
     for _ in range(it): v = A.T @ (A @ v); v = v / v.norm()
     return (A @ v).norm().item()
 
-def _win(t): return t.reshape(*t.shape[:-2], t.shape[-2] // 2, 2, t.shape[-1] // 2, 2)
-
 def _pool_hull(Jc, Jr, lo, hi):
-    "Jacobian rows of a 2×2 max pool over value boxes [lo, hi]: the hull of the candidate entries' rows."
-    cand = _win(hi) >= _win(lo).amax((-3, -1), keepdim=True)
+    """Jacobian rows of a 2×2 max pool over value boxes [lo, hi], the hull of the candidate entries' rows; the pooled
+    box; the fraction of windows decided (one candidate)."""
+    w = lambda t: _win(t, (2, 2))
+    cand = w(hi) >= w(lo).amax((-3, -1), keepdim=True)
     inf = torch.tensor(math.inf, dtype=Jc.dtype)
-    plo = torch.where(cand, _win(Jc - Jr), inf).amin((-3, -1))
-    phi = torch.where(cand, _win(Jc + Jr), -inf).amax((-3, -1))
-    return (plo + phi) / 2, (phi - plo) / 2, _win(lo).amax((-3, -1)), _win(hi).amax((-3, -1))
+    plo = torch.where(cand, w(Jc - Jr), inf).amin((-3, -1))
+    phi = torch.where(cand, w(Jc + Jr), -inf).amax((-3, -1))
+    decided = (cand.sum((-3, -1)) == 1).double().mean().item()
+    return (plo + phi) / 2, (phi - plo) / 2, w(lo).amax((-3, -1)), w(hi).amax((-3, -1)), decided
 
 def _relu_scale(Jc, Jr, lo, hi):
     "Slope ∈ {0}, {1} or [0, 1] times the interval Jacobian (midpoint-radius product)."
@@ -56,14 +58,12 @@ def interval_jacobian(md, x, r) -> dict:
     E = torch.eye(n, dtype=x.dtype).view(n, *x.shape[1:])
     J = F.conv2d(E, c1.weight, None, c1.stride, c1.padding)
     Jc, Jr = _relu_scale(J, torch.zeros_like(J), l1, u1)
-    cand = _win(u1.clamp_min(0)) >= _win(l1.clamp_min(0)).amax((-3, -1), keepdim=True)
-    decided = (cand.sum((-3, -1)) == 1).double().mean().item()
-    Jc, Jr, plo, phi = _pool_hull(Jc, Jr, l1.clamp_min(0), u1.clamp_min(0))
+    Jc, Jr, plo, phi, decided = _pool_hull(Jc, Jr, l1.clamp_min(0), u1.clamp_min(0))
     zc = c2(((plo + phi) / 2)[None])[0]
     zr = F.conv2d(((phi - plo) / 2)[None], c2.weight.abs(), None, c2.stride, c2.padding)[0]
     Jc, Jr = F.conv2d(Jc, c2.weight, None, c2.stride, c2.padding), F.conv2d(Jr, c2.weight.abs(), None, c2.stride, c2.padding)
     Jc, Jr = _relu_scale(Jc, Jr, zc - zr, zc + zr)
-    Jc, Jr, _, _ = _pool_hull(Jc, Jr, (zc - zr).clamp_min(0), (zc + zr).clamp_min(0))
+    Jc, Jr, *_ = _pool_hull(Jc, Jr, (zc - zr).clamp_min(0), (zc + zr).clamp_min(0))
     return dict(interval_jacobian=_power(Jc.flatten(1).T) + _power(Jr.flatten(1).T),
                 off1=(u1 <= 0).double().mean().item(), off2=(zc + zr <= 0).double().mean().item(), pool1_decided=decided)
 
