@@ -79,24 +79,26 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
     with `any_batch` the program runs on batches of any size (the local bounds run it on chunks)."""
     if not isinstance(model, nn.Module): raise UserInputError(f"expected an nn.Module, got {type(model).__name__}.")
     model = _unwrap(model)
-    try: shape = tuple(int(s) for s in input_shape)
-    except (TypeError, ValueError): raise UserInputError(f"input_shape must be a tuple of ints, got {input_shape!r}.")
+    try: shape = tuple(operator.index(s) for s in input_shape)                  # 8.5 is refused, not truncated
+    except TypeError: raise UserInputError(f"input_shape must be a tuple of ints, got {input_shape!r}.") from None
     if not shape or min(shape) < 1:
         raise UserInputError(f"input_shape must be a per-sample shape of positive sizes, got {shape}.")
     dt = model_dtype(model)
     check_measure_dtype(dt)
     g = torch.Generator().manual_seed(0)
     x = torch.randn(_B, *shape, generator=g, dtype=torch.float64).to(dt).to(model_device(model))
+    state = {k: b.detach().clone() for k, b in model.named_buffers()}      # the trial runs leave the model as it was
     try:
         with torch.no_grad(): model(x)
-    except RuntimeError as e:                          # torch's shape / dtype errors (a bug in the model propagates)
+    except (RuntimeError, TypeError, ValueError, IndexError) as e:    # shape / dtype / signature errors, said as such
         hint = ""
         if len(shape) > 1:
             try:
                 with torch.no_grad(): model(x[:, 0] if shape[0] == 1 else x[0])
                 hint = (f" It runs on per-sample shape {shape[1:]}: `input_shape` is per sample; drop the batch "
                         "axis you included.")
-            except RuntimeError: pass
+            except Exception: pass
+        _restore(model, state)
         raise UserInputError(f"the model does not run on a batch of inputs of shape {shape} ({type(e).__name__}: "
                              f"{str(e).splitlines()[0][:200]})."
                              f"{hint or ' Pass the per-sample input shape (no batch axis).'}") from None
@@ -120,9 +122,18 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
                "computes it" if 'DataDependent' in kind or 'data-dependent' in str(e) else
                f"torch.export cannot trace it ({kind}: {str(e).strip().splitlines()[0][:160]})")
         raise UnsupportedModelError(f"certified bound: {type(model).__name__}: {why}{_user_line(e)}. A certified "
-                                    "bound needs the one program torch runs: remove the data-dependent branch "
-                                    "(e.g. `torch.where`), or bound the model yourself.") from None
+                                    "bound needs the one program torch runs: " + (
+                                    "remove the data-dependent branch (e.g. `torch.where`), or bound the model "
+                                    "yourself." if 'data-dependent' in why else "write the forward so that "
+                                    "`torch.export` traces it, or bound the model yourself.")) from None
+    finally: _restore(model, state)
     return ep, x
+
+def _restore(model:nn.Module, state:dict):
+    "Put back the buffers a trial forward may have written (a counter, running statistics)."
+    with torch.no_grad():
+        for k, b in model.named_buffers():
+            if k in state and b.shape == state[k].shape: b.copy_(state[k])
 
 # %% ../nbs/02b_certify.ipynb #0d80022c
 class _Refuse(Exception): "A rule's refusal (its reason); the propagation names the node and its source line."
@@ -171,9 +182,24 @@ def _no_batch_dim(dims, nd:int, what:str):
         raise _Refuse(f"it {what} along the batch axis, so one sample's output depends on others")
 
 # %% ../nbs/02b_certify.ipynb #608d3540
-@_rule('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus', "1-Lipschitz: |f'| ≤ 1 (clamps, |·|, "
-       "tanh, softplus σ(βx) ≤ 1)")
+@_rule('relu tanh hardtanh clamp clamp_min clamp_max abs neg', "1-Lipschitz: |f'| ≤ 1 (clamps, |·|, tanh)")
 def _r_one(ctx): return [(_only_dep(ctx), _one(1.))]
+
+@_rule('softplus', "1-Lipschitz: σ(βx) ≤ 1; torch returns x above βx = t, a jump of log(1 + e^(−t))/β there, "
+       "taken only where it is below the float spacing at x = t/β (else refused)")
+def _r_softplus(ctx):
+    a = list(ctx.args) + [1., 20.][len(ctx.args) - 1:]
+    beta, t = float(ctx.kwargs.get('beta', a[1])), float(ctx.kwargs.get('threshold', a[2]))
+    if not beta > 0: raise _Refuse(f"softplus with β = {beta} ≤ 0 is no smooth ReLU")
+    v = ctx.n.meta.get('val')
+    dt = np.float32 if isinstance(v, Tensor) and v.dtype == torch.float32 else np.float64
+    jump, sp = float(np.logaddexp(0., -t)) / beta, float(np.spacing(dt(abs(t / beta))))
+    if jump > sp:
+        need = next(k for k in range(1, 800) if float(np.logaddexp(0., -k)) / beta <= float(np.spacing(dt(k / beta))))
+        raise _Refuse(f"softplus(β={beta:g}, threshold={t:g}) jumps by {jump:.1e} at x = {t / beta:g} (torch returns x "
+                      f"above the threshold), more than {np.dtype(dt).name}'s spacing there ({sp:.1e}): it has no "
+                      f"Lipschitz constant; use threshold >= {need} (e.g. `F.softplus(h, {beta:g}, {need})`)")
+    return [(_only_dep(ctx), _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #7a582fe5
 @_rule('sigmoid', "σ' = σ(1 − σ) ≤ 1/4")
@@ -326,6 +352,9 @@ def _r_nonneg(ctx):
     t, v = ctx.name, ctx.args[0]
     if t in ('mean', 'sum'):
         _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), v.dim(), 'reduces')
+    if t in ('avg_pool2d', 'avg_pool3d'):
+        dv = ctx.args[6] if len(ctx.args) > 6 else ctx.kwargs.get('divisor_override')
+        if dv is not None and not dv > 0: raise _Refuse(f"divisor_override={dv} is not > 0: its weights are not ≥ 0")
     if t in ('flip',): _no_batch_dim(ctx.args[1], v.dim(), 'reverses')
     if t == 'roll': _no_batch_dim(ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dims'), v.dim(), 'rolls')
     if t in ('index_select', 'gather', 'slice', 'select'):
@@ -394,15 +423,17 @@ def _r_add(ctx):
 # %% ../nbs/02b_certify.ipynb #ce844b83
 @_rule('mul div', "a product with (quotient by) a constant c: max|c| (1 / min|c|), √(copies) when broadcast")
 def _r_mul(ctx):
-    x = _only_dep(ctx)
-    c = ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs['other']
+    d = _dep_args(ctx)
+    pos = 1 if ctx.name == 'mul' and len(d) == 1 and d[0][0] == 1 else 0    # c · x (a layer scale): c on the left
+    x = _only_dep(ctx, pos)
+    c = (ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs['other']) if pos == 0 else ctx.args[0]
     if ctx.kwargs.get('rounding_mode') is not None: raise _Refuse("a rounding division has no Lipschitz bound")
     c = torch.as_tensor(c, dtype=torch.float64).abs()
     if ctx.name == 'div':
         if c.min() == 0: raise _Refuse("it divides by zero")
         f = 1 / c.min().item()
     else: f = c.max().item()
-    return [(x, _one(f * _bmult(ctx.args[0], ctx.out) * (1 + ROUND_UP)))]
+    return [(x, _one(f * _bmult(ctx.args[pos], ctx.out) * (1 + ROUND_UP)))]
 
 # %% ../nbs/02b_certify.ipynb #2be3dd23
 @_rule('where', "a constant mask picks each entry from one of two operands: √(L_a² + L_b²) over disjoint supports")
@@ -548,6 +579,8 @@ _REFUSED = {   # ops refused with a reason of their own (any other op: "no rule"
     'pow': "a power of the input has no global Lipschitz bound",
     'reciprocal': "a reciprocal has no global Lipschitz bound",
 }
+_RANDOM = set('rand randn randint randperm normal bernoulli uniform exponential geometric cauchy log_normal multinomial '
+              'poisson rand_like randn_like randint_like native_dropout'.split())   # refused wherever they are
 
 # %% ../nbs/02b_certify.ipynb #be35126f
 def _opname(n) -> str:
@@ -755,6 +788,13 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
             if dep[n]: L[n], S[n] = np.zeros(2), _standard_ids(x.shape, _B, x.device)
             continue
         if n.op == 'output': break
+        if n.op != 'call_function':
+            raise UnsupportedModelError(f"certified bound: the program holds a `{n.op}` node ({n.name}: a branch of "
+                                        "`torch.cond` or another submodule call): control flow, so no single program "
+                                        "computes the model; write its branches as one computation.")
+        if _opname(n) in _RANDOM:                            # even a draw that does not read the input
+            raise UnsupportedModelError(f"certified bound: {_where(n)}: "
+                                        f"{_REFUSED.get(_opname(n), 'a random draw: the model is not a fixed function')}.")
         a = torch.fx.node.map_arg(n.args, lambda v: env[v])
         kw = torch.fx.node.map_arg(n.kwargs, lambda v: env[v])
         with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
@@ -823,7 +863,34 @@ def _exp_up(L:float, what:str) -> float:
 def _certify(model:nn.Module, input_shape, fold:bool=True) -> tuple:
     "(log bounds (spectral, frobenius), rows, merges) of `model` on per-sample `input_shape`, over its ATen program."
     ep, x = export_program(model, input_shape)
-    with torch.no_grad(): return _propagate(ep, x, fold)
+    with torch.no_grad(): out = _propagate(ep, x, fold)
+    _same_program(_unwrap(model), ep, x)
+    return out
+
+def _same_program(model:nn.Module, ep, x:Tensor):
+    """Refuse a model whose forward writes its own buffers (each call a different function), or computes a sample
+    differently alone than in the traced batch (a branch on the batch size): the program bounded is then not the
+    one every call runs."""
+    mut = dict(getattr(ep.graph_signature, 'buffers_to_mutate', {}) or {})
+    if mut: raise UnsupportedModelError(
+        f"certified bound: {type(model).__name__}'s forward writes its buffer(s) {sorted(set(mut.values()))} (a "
+        "counter or running statistics; `model.eval()` stops batch norm's): each call computes another function, so "
+        "no bound holds for the next one.")
+    state = {k: b.detach().clone() for k, b in model.named_buffers()}
+    try:
+        with torch.no_grad(): two = model(x)
+        try:
+            with torch.no_grad(): one = model(x[:1])
+        except Exception: return                         # it runs on batches of the traced size only (`x.view(2, -1)`)
+    finally: _restore(model, state)
+    if isinstance(one, Tensor) and isinstance(two, Tensor) and one.shape[1:] == two.shape[1:]:
+        eps = torch.finfo(two.dtype).eps if two.is_floating_point() else 0.
+        if torch.allclose(one.double(), two[:1].double(), rtol=1e3 * eps, atol=1e3 * eps * float(two.abs().max())):
+            return
+    raise UnsupportedModelError(
+        f"certified bound: {type(model).__name__} gives a sample alone another output than the same sample in a "
+        f"batch of {len(x)}: its forward depends on the batch size (e.g. `if x.shape[0] == 1`) or on the other "
+        "samples, so the program traced is not the one every call runs.")
 
 # %% ../nbs/02b_certify.ipynb #f50a89b5
 @measurement
@@ -1350,15 +1417,16 @@ def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict
 # %% ../nbs/02b_certify.ipynb #32f93fcc
 _RELAXED = {'relu', 'max_pool2d_with_indices', 'getitem'} | ((_WEIGHTED | _LIN | {'add', 'sub', 'rsub'}) - _MULTI)
 
-def _relaxable(graph) -> bool:
-    "Whether every op has a linear relaxation here (ReLU, max pools over disjoint windows) or is affine."
+def _relaxable(graph, dep:dict|None=None) -> bool:
+    """Whether every op has a linear relaxation here (ReLU, max pools over disjoint windows) or is affine; with `dep`
+    (node → input-dependent), only the input-dependent ops count (a weight computed in `forward` is a constant)."""
     def ok(n):
         name, a = _opname(n), list(n.args) + [None] * 6
         if name == 'getitem': return a[1] == 0
         if name != 'max_pool2d_with_indices': return name in _RELAXED or name in _SKIP
         return (a[2] in (None, [], a[1]) and not any(a[3] or [0]) and list(a[4] or [1]) in ([1], [1, 1])
                 and not a[5] and len(a[1]) in (1, 2))
-    return all(ok(n) for n in graph.nodes if n.op == 'call_function')
+    return all(ok(n) for n in graph.nodes if n.op == 'call_function' and (dep is None or dep.get(n, False)))
 
 @patch
 def crown(self:_Ball, cot:Tensor) -> Tensor:
@@ -1499,7 +1567,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
     "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
     out = []
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
-        C, rel = z.shape[1], relax and _relaxable(B.g) and not B.ids      # moved samples: intervals only
+        C, rel = z.shape[1], relax and _relaxable(B.g, B.dep) and not B.ids   # moved samples: intervals only
         cot, J = _cot(yy, C)
         d = (z.gather(1, yy[:, None]) - z).gather(1, J)                                   # (n, C − 1): z_y − z_j
         d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs().gather(1, J))          # float64 rounding
@@ -1520,6 +1588,8 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
         B.forward(torch.zeros_like(dmin))
         hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
         hi = torch.maximum(hi * (2 if rel or B.sharp else 1), lo)            # those two may go beyond
+        big = 1e3 * (1 + B.env[B.inp].flatten(1).abs().amax(1))
+        hi = torch.where(hi.isfinite(), hi, torch.maximum(lo * 2, big))    # ∇d(x) = 0: a finite end to search from
         for _ in range(n_bisect):                       # bisection; a failed step still certifies its c(mid)
             act = hi > lo * (1 + 1e-3)
             if not bool(act.any()): break

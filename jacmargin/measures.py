@@ -156,7 +156,8 @@ def _run(ep, x:Tensor, visit:Callable) -> Tensor:
             return env[outs[0]]
         else:
             a, kw = (torch.fx.node.map_arg(v, env.__getitem__) for v in (n.args, n.kwargs))
-            name, dep[n] = _opname(n), any(dep[v] for v in n.all_input_nodes)
+            name = _opname(n)
+            dep[n] = any(dep[v] for v in n.all_input_nodes) and name not in _SHAPE_ONLY   # zeros_like(x): a constant
             if name == '_to_copy' and _fl(a[0]): env[n] = a[0].clone()       # casts: the walk stays in float64
             elif dep[n] and name not in _SYM:
                 env[n] = visit(name, n, a, kw, [_ndep(v, dep) for v in n.args])  # input-dependent nodes per argument
@@ -175,6 +176,76 @@ def _bn_affine(a) -> tuple[Tensor, Tensor]:
     s = s * a[1] if a[1] is not None else s
     return s, (a[2] if a[2] is not None else torch.zeros_like(s)) - s * a[3]
 
+_SHAPE_ONLY = {'full_like', 'zeros_like', 'ones_like', 'empty_like', 'new_zeros', 'new_ones', 'new_full', 'new_empty'}
+
+def _chain_shape(L) -> tuple:
+    "Per-sample output shape (C, *S) of a weight layer node."
+    return tuple(L.meta['val'].shape[1:])
+
+def _per_channel(c, shape:tuple) -> Tensor:
+    "A constant that varies along the channel axis only (`_affine_chains`) as its (C,) vector."
+    t = torch.as_tensor(c, dtype=torch.float64).broadcast_to((1, *shape))[0]
+    return t.flatten(1)[:, 0] if len(shape) > 1 else t
+
+def _chain_step(name, a, kw, d, S:Tensor, shape:tuple, beta:Tensor|None=None) -> tuple:
+    "(S, β) of v ↦ S v + β (per channel) after one more op of an affine chain (`_affine_chains`)."
+    b = torch.zeros_like(S) if beta is None else beta
+    if name == _BN: s, t = _bn_affine(a); S, b = S * s, s * b + t
+    elif name == 'neg': S, b = -S, -b
+    else:
+        i = d.index(1)
+        c = _per_channel(a[1 - i] if len(a) > 1 else kw['other'], shape)
+        al = float(kw.get('alpha', 1))
+        if name == 'mul': S, b = S * c, b * c
+        elif name == 'div': S, b = S / c, b / c
+        elif i == 0: b = b + al * c if name == 'add' else b - al * c
+        elif name == 'add': S, b = al * S, c + al * b
+        else: S, b = -al * S, c - al * b                                  # sub: c − α v
+    return S, (None if beta is None else b)
+
+def _affine_chains(ep) -> dict:
+    """{node: (L, end)} for each chain of constant shifts, scalings and eval batch norms, per channel, right after a
+    weight layer L (a convolution, or a matrix product with the samples as rows), each node the only user of the
+    previous one: v ↦ S ⊙ (W v + b) + β is one layer of weights diag(S) W and bias S b + β, whatever its spelling
+    (`F.conv2d` then batch norm, a hand-written normalisation, a temperature) — as `fold_batchnorm` folds modules."""
+    dep, user, out = {}, ep.graph_signature.user_inputs[0], {}
+    for n in ep.graph.nodes:
+        if n.op == 'placeholder': dep[n] = n.name == user
+        elif n.op == 'call_function':
+            dep[n] = any(dep.get(v, False) for v in n.all_input_nodes) and _opname(n) not in _SHAPE_ONLY
+    isdep = lambda v: isinstance(v, torch.fx.Node) and dep.get(v, False)
+    def per_channel(v, shape):
+        cs = tuple(v.meta['val'].shape) if isinstance(v, torch.fx.Node) else tuple(getattr(v, 'shape', ()))
+        return len(cs) <= len(shape) and all(s == 1 or (len(shape) - 1 - k == 1 and s == shape[1])
+                                             for k, s in enumerate(reversed(cs)))
+    for L in ep.graph.nodes:
+        if L.op != 'call_function' or not dep[L]: continue
+        name = _opname(L)
+        if name == 'convolution':
+            if L.args[6] or not isdep(L.args[0]) or any(isdep(v) for v in L.args[1:3]): continue
+        elif name in ('mm', 'addmm'):
+            i = 1 if name == 'addmm' else 0
+            if not isdep(L.args[i]) or isdep(L.args[i + 1]) or (i and isdep(L.args[0])): continue
+        else: continue
+        shape, chain, cur = tuple(L.meta['val'].shape), [], L
+        while len(cur.users) == 1:
+            u = next(iter(cur.users))
+            un, args = _opname(u), list(u.args)
+            if not (isinstance(u.meta.get('val'), Tensor) or un == _BN) or (
+                    un != _BN and tuple(u.meta['val'].shape) != shape): break
+            if un == _BN:
+                g = list(u.users)
+                if not (args[0] is cur and not any(isdep(v) for v in args[1:])
+                        and len(g) == 1 and _opname(g[0]) == 'getitem' and g[0].args[1] == 0): break
+                chain += [u, g[0]]; cur = g[0]; continue
+            if un == 'neg': chain.append(u); cur = u; continue
+            if un not in ('add', 'sub', 'mul', 'div') or len(args) < 2 or sum(v is cur for v in args[:2]) != 1: break
+            i = 0 if args[0] is cur else 1
+            if isdep(args[1 - i]) or (un == 'div' and i) or not per_channel(args[1 - i], shape): break
+            chain.append(u); cur = u
+        for c in chain: out[c] = (L, chain[-1])
+    return out
+
 def _merge(n, d:list):
     "Refuse a node that joins two input-dependent tensors: a product of layer norms bounds nothing there."
     if sum(d) > 1:
@@ -183,17 +254,33 @@ def _merge(n, d:list):
             "of layer norms is no capacity of such a network (Neyshabur et al. 2017 define it for chains). Use "
             "`path_norm`, or drop this measure (compute_measures(..., undefined='nan') reports it as NaN).")
 
-def _weights_visit(rec:list):
-    "A `_run` visitor that records each weight layer's factor in `rec` and computes the node as it is."
+def _weights_visit(rec:list, chains:dict|None=None):
+    """A `_run` visitor that records each weight layer's factor in `rec` and computes the node as it is; the constant
+    scalings of a chain after a weight layer (`_affine_chains`) are folded into its rows, not recorded apart."""
+    chains, st = chains or {}, {}
     def visit(name, n, a, kw, d):
         _merge(n, d)
         out = n.target(*a, **kw)
+        if n in chains:                                                  # a scaling or shift folded into layer L
+            L, end = chains[n]
+            if name != 'getitem': st[L] = _chain_step(name, a, kw, d, st[L], _chain_shape(L))[0]
+            if n is end and not bool((st[L] == 1).all()):
+                r = next(r for r in rec if r['node'] is L)
+                r['w'] = r['w'] * st[L].reshape(-1, *[1] * (r['w'].dim() - 1))
+            return out
         if name in _LIN:
-            if not d[name == 'addmm']:
+            left = name in ('mm', 'addmm') and not d[name == 'addmm']      # (W @ xᵀ): the weight on the left
+            if left and not d[1 + (name == 'addmm')] or name == 'convolution' and not d[0]:
                 raise UndefinedMeasureError(f"{_loc(n)}: its weight depends on the input; it has no weight norm.")
+            if left:
+                w = a[name == 'addmm']                                     # (out, in), the samples its columns
+                rec.append(dict(kind='linear', w=w, h=w.shape[0], node=n, args=a, in_shape=(w.shape[1],),
+                                out_shape=(w.shape[0],)))
+                return out
             w = a[1] if name == 'convolution' else a[-1].T                 # Linear: (out, in)
             rec.append(dict(kind='conv' if name == 'convolution' else 'linear', w=w, h=out[0].numel(), node=n,
                             args=a, in_shape=tuple(a[0].shape[1:]), out_shape=tuple(out.shape[1:])))
+            if any(L is n for L, _ in chains.values()): st[n] = torch.ones(_chain_shape(n)[0], dtype=torch.float64)
         elif name == _BN: rec.append(dict(kind='diag', w=_bn_affine(a)[0], node=n))
         elif name in ('mul', 'div'):
             if name == 'div' and not d[0]:
@@ -202,7 +289,8 @@ def _weights_visit(rec:list):
             rec.append(dict(kind='scale', w=(1 / c if name == 'div' else c).reshape(-1), node=n))
         elif name in _NONLIN: raise UndefinedMeasureError(f"{_loc(n)}: {_NONLIN[name]}; it is no linear map with "
                                                           "weights, so the norm product does not cover it.")
-        elif not (name in _SAME or name in _AVG or name in _ACT or name in ('add', 'sub', 'rsub', 'neg')):
+        elif not (name in _SAME or name in _AVG or name in _ACT or name in ('add', 'sub', 'rsub', 'neg', 'maximum',
+                                                                             'minimum')):
             raise UndefinedMeasureError(f"{_loc(n)}: no rule of the weight norms covers this op.")
         return out
     return visit
@@ -211,7 +299,7 @@ def _weight_layers(model:nn.Module, input_shape, prog=None) -> list[dict]:
     "The weight layers of the model's program in order: linear maps, unfolded batch norms, constant scalings."
     ep, x = _program(model, input_shape) if prog is None else prog
     rec = []
-    with torch.no_grad(): _run(ep, x, _weights_visit(rec))
+    with torch.no_grad(): _run(ep, x, _weights_visit(rec, _affine_chains(ep)))
     if not any(r['kind'] in ('linear', 'conv') for r in rec):
         raise UndefinedMeasureError("The model has no Linear/Conv layer: there are no weights to take norms of.")
     return rec
@@ -281,15 +369,36 @@ def _avg_n(name, n, a, out) -> int:
         "vary, the path norm needs one weight 1/n per window.")
     return math.prod(k)
 
-def _powered_visit(p:float, bias:bool):
-    "A `_run` visitor for the powered pass: weights |w|^p, biases |b|^p (or 0), averaging n^-p, ReLU the identity."
+def _powered_visit(p:float, bias:bool, chains:dict|None=None):
+    """A `_run` visitor for the powered pass: weights |w|^p, biases |b|^p (or 0), averaging n^-p, ReLU the identity;
+    a chain of constant scalings and shifts after a weight layer (`_affine_chains`) is folded into it first."""
+    chains, st = chains or {}, {}
     pw = lambda t: t.abs() ** p if isinstance(t, Tensor) else abs(t) ** p
     bb = lambda t: None if t is None else pw(t) if bias else t * 0
     def visit(name, n, a, kw, d):
         if sum(d) > 1 and name not in ('add', 'sub', 'cat', 'stack'): raise UndefinedMeasureError(
             f"{_loc(n)} multiplies two input-dependent tensors: a path of it is no product of weights.")
-        if name == 'addmm': return torch.addmm(bb(a[0]), a[1], pw(a[2]))
-        if name == 'mm': return torch.mm(a[0], pw(a[1]))
+        if n in chains:                                   # a chain folded into its layer L: L's op with the
+            L, end = chains[n]                            # folded weights (rows × S) and its whole bias, at its end
+            if name != 'getitem': st[L][:2] = _chain_step(name, a, kw, d, st[L][0], _chain_shape(L), st[L][1])
+            v = a[d.index(1)] if name != 'getitem' else a[0][a[1]]
+            if n is not end: return (v,) if name == _BN else v
+            S, beta, (aL, kL) = st.pop(L)
+            Lname = _opname(L)
+            if Lname == 'convolution':
+                o = L.target(aL[0], pw(aL[1] * S.reshape(-1, *[1] * (aL[1].dim() - 1))), None, *aL[3:], **kL)
+            else: o = torch.mm(aL[-2], pw(aL[-1] * S[None]))
+            o = o + bb(beta).reshape(-1, *[1] * (o.dim() - 2))
+            return (o,) if name == _BN else o
+        if any(L is n for L, _ in chains.values()):      # a chain's layer: its bias, and its args for the chain's end
+            C = _chain_shape(n)[0]
+            b = a[2] if name == 'convolution' else a[0] if name == 'addmm' else None
+            b = torch.zeros(C, dtype=torch.float64) if b is None else torch.as_tensor(b, dtype=torch.float64).expand(C)
+            st[n] = [torch.ones(C, dtype=torch.float64), b, (a, kw)]
+        if name in ('addmm', 'mm'):                       # the constant factor is the weight (either side)
+            i = 1 if name == 'addmm' else 0
+            m1, m2 = (a[i], pw(a[i + 1])) if d[i] else (pw(a[i]), a[i + 1])
+            return torch.addmm(bb(a[0]), m1, m2) if name == 'addmm' else torch.mm(m1, m2)
         if name == 'convolution': return n.target(a[0], pw(a[1]), bb(a[2]), *a[3:], **kw)
         if name == _BN:
             s, t = _bn_affine(a)
@@ -307,7 +416,11 @@ def _powered_visit(p:float, bias:bool):
             al = [1., pw(kw.get('alpha', 1))]                         # a constant operand is a bias edge
             f = lambda i, v: v if d[i] else bb(torch.as_tensor(v, dtype=torch.float64))
             return sum(f(i, v) * al[i] for i, v in enumerate(a[:2]))
-        if name in ('relu', 'neg') or (name == 'clamp_min' and a[1] == 0): return a[0]   # values ≥ 0: the identity
+        if (name in ('relu', 'neg') or (name == 'clamp_min' and a[1] == 0)                # ReLU spelt otherwise:
+                or (name == 'clamp' and len(a) > 1 and a[1] == 0 and (len(a) < 3 or a[2] is None)
+                    and kw.get('max') is None)
+                or (name == 'maximum' and not bool(a[1 - d.index(1)].any()))):      # values ≥ 0: the identity
+            return a[d.index(1)]
         if name in _SAME: return n.target(*a, **kw)
         why = _NONLIN.get(name, 'a non-ReLU activation' if name in _ACT else 'no rule of the path norm covers it')
         raise UndefinedMeasureError(
@@ -331,7 +444,7 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
 def _path_norm(prog:tuple, p:float=2, bias:bool=True) -> Tensor:
     "The ℓp path norm of the program `prog` = (ep, x) (`_program`): its powered pass on an input of ones."
     ep, x = prog
-    with torch.no_grad(): out = _run(ep, torch.ones_like(x, dtype=torch.float64), _powered_visit(p, bias))
+    with torch.no_grad(): out = _run(ep, torch.ones_like(x, dtype=torch.float64), _powered_visit(p, bias, _affine_chains(ep)))
     return out[0].sum() ** (1 / p)
 
 # %% ../nbs/06_measures.ipynb #a5585cf0
@@ -558,7 +671,11 @@ def wei_ma_complexity(model:nn.Module, x:Tensor, y:Tensor, taps:Sequence[str]|No
         for s in _batches(len(x), batch_size):
             xb = x[s].detach().requires_grad_(True).clone()                        # a copy in-place layers may write to
             with record_taps(model, taps) as h: logits = _logits(model(xb))
-            used = [t for t in taps if not _is_output(h[t], logits)]
+            used = [t for t in taps if t in h and not _is_output(h[t], logits)]
+            if not used: raise UndefinedMeasureError(
+                f"{type(model).__name__} has no hidden-layer tap (Linear/Conv sub-modules, `taps=` or a `taps` "
+                "attribute, other than the output): the Wei-Ma terms are taken there, and layers written with "
+                "F.linear / F.conv2d are not seen. Write its layers as modules, or name the hidden ones in `taps=`.")
             gam = model_output(logits, 'margin', y[s])[:, 0]                       # (B,)
             gs = torch.autograd.grad(gam.sum(), [h[t] for t in used])
             tt = torch.stack([h[t].detach().flatten(1).norm(dim=1) * g.flatten(1).norm(dim=1)

@@ -126,6 +126,9 @@ def _fourier_bound(w:Tensor, grid:tuple, groups:int=1) -> float:
     """max over the frequencies of an N-grid (and over the groups) of σ₁ of the kernel's transform, a certified bound;
     w (O, C/groups, *k), each group's block (O/groups, C/groups) per frequency."""
     d = len(grid)
+    if any(k > g for k, g in zip(w.shape[2:], grid)):      # taps beyond the grid wrap onto it (tap j acts as j mod N):
+        w = F.pad(w, [p for k, g in reversed(list(zip(w.shape[2:], grid))) for p in (0, (-k) % g)])   # fold them
+        for i, g in enumerate(grid): w = w.unflatten(2 + i, (-1, g)).sum(2 + i)   # (rfftn's s= would crop them)
     Kf = torch.fft.rfftn(w, s=grid, dim=tuple(range(2, 2 + d)))                 # (O, C, *half grid): K(-ω) = conj K(ω)
     Kf = Kf.reshape(groups, w.shape[0] // groups, *Kf.shape[1:])               # (g, O/g, C/g, *freqs)
     return _gram_max(Kf.permute(0, *range(3, 3 + d), 1, 2).reshape(-1, w.shape[0] // groups, w.shape[1]))

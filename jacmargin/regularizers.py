@@ -13,6 +13,7 @@ from fastcore.basics import patch
 from torch.autograd.graph import get_gradient_edge
 from .core import check_labels, model_taps, step_draw, preserved, LINEAR_TYPES, UserInputError, one_hot
 from .core import UnsupportedModelError
+from .operators import _stock
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 
 # %% auto #0
@@ -295,8 +296,8 @@ def _input_layers(model:nn.Module, sink:dict, force:bool=False):
         if st and args and st['pending'].pop(id(args[0]), None) is not None:
             st['layers'].append((m, get_gradient_edge(out), m.weight, args[0].shape))
     hs = [model.register_forward_pre_hook(root, prepend=True)]   # x as passed, before user hooks
-    for m in model.modules():
-        if isinstance(m, LINEAR_TYPES):                                # post first of all forward hooks: ẑ = W x + b
+    for m in model.modules():                                          # torch's own layers only: a subclass with its
+        if any(_stock(m, c) for c in LINEAR_TYPES):                    # own forward is no ẑ = W x + b (autograd's route)
             hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post, prepend=True)]
     try: yield sink
     finally:
@@ -464,6 +465,13 @@ class PerLayerJacobianRegularizer(Regularizer):
         names = [n for n, m in mods.items() if isinstance(m, LINEAR_TYPES)] if self.taps is None else list(self.taps)
         bad = [n for n in names if not isinstance(mods.get(n), LINEAR_TYPES)]
         if bad: raise ValueError(f"Per-layer taps must be Linear/Conv layers (their weight is W_l); not: {bad}.")
+        own = [n for n in names if not any(_stock(mods[n], c) for c in LINEAR_TYPES)]
+        if own: raise UnsupportedModelError(
+            f"Per-layer taps {own} subclass a Linear/Conv layer with a forward of their own: their output need not be "
+            "W_l h + b_l, which the per-layer terms use. Pass `taps=` naming torch's own layers, or use 'jr'.")
+        if not names: raise UnsupportedModelError(
+            f"{type(model).__name__} has no Linear/Conv sub-module: the per-layer terms are taken at those modules "
+            "(layers written with F.linear / F.conv2d are not seen). Write its layers as modules, or use 'jr'.")
         return names
     def capture(self, model):
         self._io, self._bn = {}, []
@@ -634,6 +642,10 @@ class WeiMaRegularizer(Regularizer):
                     _, lg = _held_graph(model, x, 'logits', y, bn)
             m = model_output(lg, 'margin', y, check=logits is None)                              # (B, 1)
             names = [n for n in io if not _is_tensor(io[n][1], lg)]                              # hidden layers only
+            if not names: raise UnsupportedModelError(
+                f"{type(model).__name__} has no hidden-layer tap (Linear/Conv sub-modules, `taps=` or a `taps` "
+                "attribute, other than the output): the Wei-Ma terms are taken there, and layers written with "
+                "F.linear / F.conv2d are not seen. Write its layers as modules, or name the hidden ones in `taps=`.")
             gs = torch.autograd.grad(m.sum(), [io[n][1] for n in names], create_graph=True, allow_unused=True)
             gs = [g for g in gs if g is not None]
             sq = (torch.stack([g.flatten(1).pow(2).sum(1) for g in gs]) if gs                 # (L, B): ‖J^(i)‖_F²
