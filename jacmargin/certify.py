@@ -1021,7 +1021,10 @@ def gfac(self:_Ball, n) -> dict:
     if n.name not in self.fc:
         try: terms = RULES[_opname(n)][0](_Ctx(n, self.env, self.dep, {}, set(), []))
         except _Refuse as e: raise UnsupportedModelError(f"local_margin: {_where(n)}: {e.args[0]}.") from None
-        self.fc[n.name] = {t.name: float(f[0]) for t, f in terms}
+        rss, f = _opname(n) in _RSS, {}
+        for t, c in terms:                # an argument used twice (`u + u`, `cat([h, h])`): its terms add up
+            f[t.name] = math.hypot(f.get(t.name, 0.), float(c[0])) if rss else f.get(t.name, 0.) + float(c[0])
+        self.fc[n.name] = f
     return self.fc[n.name]
 
 @patch
@@ -1331,7 +1334,7 @@ def slopes(self:_Ball, n, name:str, a) -> tuple:
         side = lambda u: torch.where(lo > 0, one, torch.where(hi < 0, s * one, u * one))
         return side(min(s, 1.)), side(max(s, 1.))
     if name in ('hardtanh', 'clamp', 'clamp_min', 'clamp_max'):
-        f = lambda v, d: d if v is None else float(v)
+        f = lambda v, d: d if v is None else self.env[v] if isinstance(v, torch.fx.Node) else float(v)   # tensor ends
         if name == 'hardtanh': a0, a1 = f(arg(1, 'min_val', -1.), -1.), f(arg(2, 'max_val', 1.), 1.)
         elif name == 'clamp_min': a0, a1 = f(arg(1, 'min', None), -math.inf), math.inf
         elif name == 'clamp_max': a0, a1 = -math.inf, f(arg(1, 'max', None), math.inf)
