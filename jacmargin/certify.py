@@ -496,6 +496,9 @@ def _r_mm(ctx):
     if ctx.name == 'addmm' and isinstance(ctx.n.args[0], torch.fx.Node) and ctx.dep[ctx.n.args[0]]:
         terms.append((ctx.n.args[0], _one(_bmult(ctx.args[0], ctx.out))))
     if isinstance(ctx.n.args[off + 1], torch.fx.Node) and ctx.dep[ctx.n.args[off + 1]]:
+        if not (isinstance(x, torch.fx.Node) and ctx.dep[x]): raise _Refuse(
+            "a constant matrix multiplies an input-dependent one from the left, (W xᵀ)ᵀ: the samples are its columns, "
+            "a layout the bound does not follow; write the layer `x @ W.T` (or `F.linear(x, W)`)")
         raise _Refuse("its right-hand matrix depends on the input (a product of two input-dependent tensors, or a "
                       "product that mixes samples)")
     if not (isinstance(x, torch.fx.Node) and ctx.dep[x]): return terms
@@ -642,7 +645,8 @@ class _Ctx:
 
 # %% ../nbs/02b_certify.ipynb #c0031f1d
 _SKIP = {'_assert_tensor_metadata', 'sym_size', 'sym_numel', 'sym_stride', '_assert_scalar',
-         'sym_constrain_range_for_size'}
+         'sym_constrain_range_for_size',            # shape bookkeeping; below, values set by the shape alone:
+         'full_like', 'zeros_like', 'ones_like', 'new_zeros', 'new_ones', 'new_full'}   # `torch.zeros_like(h)`
 _EMPTY = {'empty', 'empty_like', 'new_empty', 'empty_strided', 'empty_permuted'}
 
 def _settled(n, v):
@@ -1037,6 +1041,7 @@ def call(self:_Ball, n, sub:dict, zero_consts:bool=False):
     a = torch.fx.node.map_arg(n.args, arg)
     kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, arg)))
     if _opname(n) == '_to_copy': return a[0]
+    if _opname(n) == 'copy': return a[1].to(a[0].dtype).expand_as(a[0]) + 0 * a[0]   # aten.copy has no derivative
     k = {'slice': 1, 'slice_scatter': 2}.get(_opname(n))    # ends like 2⁶³ − 1 break vmap's vjp on older torch
     if k is not None and len(a) > k + 1:
         size = a[0].shape[int(a[k])]
