@@ -226,6 +226,7 @@ def _affine_chains(ep) -> dict:
         elif name in ('mm', 'addmm'):
             i = 1 if name == 'addmm' else 0
             if not isdep(L.args[i]) or isdep(L.args[i + 1]) or (i and isdep(L.args[0])): continue
+            if i and L.args[0].meta['val'].numel() not in (1, L.meta['val'].shape[1]): continue   # a bias per row
         else: continue
         shape, chain, cur = tuple(L.meta['val'].shape), [], L
         while len(cur.users) == 1:
@@ -393,7 +394,7 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
         if any(L is n for L, _ in chains.values()):      # a chain's layer: its bias, and its args for the chain's end
             C = _chain_shape(n)[0]
             b = a[2] if name == 'convolution' else a[0] if name == 'addmm' else None
-            b = torch.zeros(C, dtype=torch.float64) if b is None else torch.as_tensor(b, dtype=torch.float64).expand(C)
+            b = torch.zeros(C, dtype=torch.float64) if b is None else torch.as_tensor(b, dtype=torch.float64).reshape(-1).expand(C)
             st[n] = [torch.ones(C, dtype=torch.float64), b, (a, kw)]
         if name in ('addmm', 'mm'):                       # the constant factor is the weight (either side)
             i = 1 if name == 'addmm' else 0
