@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from .core import (UserInputError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
-                            measurement, check_batch, check_labels)
+                            measurement, check_batch, check_labels, preserved)
 from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_frobenius
 
 # %% auto #0
@@ -1606,4 +1606,12 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             ok = (c >= mid) & act
             lo, hi = torch.where(act, torch.maximum(lo, c), lo), torch.where(act & ~ok, mid, hi)
         out.append(lo)
-    return torch.cat(out)
+    r = torch.cat(out)
+    if model_dtype(model) != torch.float64:        # in the model's own arithmetic a point it misclassifies (a near tie
+        dev, dt = model_device(model), model_dtype(model)                  # that float64 resolves otherwise) has 0
+        with torch.no_grad(), preserved(model):
+            zo = torch.cat([model(x[i:i + batch_size].to(dev, dt)) for i in range(0, len(x), batch_size)])
+        yo = torch.as_tensor(y, device=zo.device).long()
+        s = zo.gather(1, yo[:, None])[:, 0] - zo.scatter(1, yo[:, None], -math.inf).amax(1)
+        r = torch.where((s > 0).to(r.device), r, torch.zeros_like(r))
+    return r
