@@ -809,6 +809,9 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
         try:
             if name in _SKIP: dep[n] = False; continue
             bad = [v for v in ins if isinstance(env[v], Tensor) and not env[v].is_floating_point()]
+            if bad and env[bad[0]].is_complex(): raise _Refuse(
+                f"it uses a complex tensor computed from the input ({bad[0].name}, {env[bad[0]].dtype}: an FFT?): no "
+                "rule covers complex values")
             if bad: raise _Refuse(f"it uses an integer or boolean tensor computed from the input "
                                   f"({bad[0].name}, {env[bad[0]].dtype}): a step function, which has no Lipschitz "
                                   "bound")
