@@ -187,6 +187,12 @@ def _per_channel(c, shape:tuple) -> Tensor:
     t = torch.as_tensor(c, dtype=torch.float64).broadcast_to((1, *shape))[0]
     return t.flatten(1)[:, 0] if len(shape) > 1 else t
 
+def _scale_out(w:Tensor, S:Tensor, conv_args=None) -> Tensor:
+    "Weights w (out, ...) of a linear / convolution layer with output channel c scaled by S[c] (a transposed one: (in, out/groups, ...))."
+    if conv_args is None or not conv_args[6]: return w * S.reshape(-1, *[1] * (w.dim() - 1))
+    g, (ci, co) = int(conv_args[8]), w.shape[:2]
+    return (w.reshape(g, ci // g, co, *w.shape[2:]) * S.reshape(g, 1, co, *[1] * (w.dim() - 2))).reshape(w.shape)
+
 def _chain_step(name, a, kw, d, S:Tensor, shape:tuple, beta:Tensor|None=None) -> tuple:
     "(S, β) of v ↦ S v + β (per channel) after one more op of an affine chain (`_affine_chains`)."
     b = torch.zeros_like(S) if beta is None else beta
@@ -222,7 +228,7 @@ def _affine_chains(ep) -> dict:
         if L.op != 'call_function' or not dep[L]: continue
         name = _opname(L)
         if name == 'convolution':
-            if L.args[6] or not isdep(L.args[0]) or any(isdep(v) for v in L.args[1:3]): continue
+            if not isdep(L.args[0]) or any(isdep(v) for v in L.args[1:3]): continue
         elif name in ('mm', 'addmm'):
             i = 1 if name == 'addmm' else 0
             if not isdep(L.args[i]) or isdep(L.args[i + 1]) or (i and isdep(L.args[0])): continue
@@ -267,7 +273,7 @@ def _weights_visit(rec:list, chains:dict|None=None):
             if name != 'getitem': st[L] = _chain_step(name, a, kw, d, st[L], _chain_shape(L))[0]
             if n is end and not bool((st[L] == 1).all()):
                 r = next(r for r in rec if r['node'] is L)
-                r['w'] = r['w'] * st[L].reshape(-1, *[1] * (r['w'].dim() - 1))
+                r['w'] = _scale_out(r['w'], st[L], r['args'] if r['kind'] == 'conv' else None)
             return out
         if name in _LIN:
             left = name in ('mm', 'addmm') and not d[name == 'addmm']      # (W @ xᵀ): the weight on the left
@@ -387,7 +393,7 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
             S, beta, (aL, kL) = st.pop(L)
             Lname = _opname(L)
             if Lname == 'convolution':
-                o = L.target(aL[0], pw(aL[1] * S.reshape(-1, *[1] * (aL[1].dim() - 1))), None, *aL[3:], **kL)
+                o = L.target(aL[0], pw(_scale_out(aL[1], S, aL)), None, *aL[3:], **kL)
             else: o = torch.mm(aL[-2], pw(aL[-1] * S[None]))
             o = o + bb(beta).reshape(-1, *[1] * (o.dim() - 2))
             return (o,) if name == _BN else o

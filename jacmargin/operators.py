@@ -21,7 +21,7 @@ from .core import (model_device, model_dtype, measurement, check_measure_dtype, 
 # %% auto #0
 __all__ = ['ROUND_UP', 'dense_operator', 'conv_norm_circular', 'conv_frobenius', 'conv_norm_partial_fourier',
            'conv_norm_certified', 'operator_norm', 'conv_norm_gathered', 'kernel_reshape_norm',
-           'operator_frobenius_norm', 'weight_frobenius_norm', 'fold_batchnorm']
+           'operator_frobenius_norm', 'weight_frobenius_norm', 'torch_layer', 'fold_batchnorm']
 
 # %% ../nbs/02_operators.ipynb #4a494123
 _CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
@@ -572,6 +572,10 @@ def _stock(m:nn.Module, cls) -> bool:
     "`m` is a `cls` running torch's own code (a subclass overriding `forward` or `_conv_forward` is not trusted)."
     own = lambda f: getattr(getattr(type(m), f, None), '__module__', None) or 'torch.nn.'
     return isinstance(m, cls) and all(own(f).startswith('torch.nn.') for f in ('forward', '_conv_forward'))
+
+def torch_layer(m:nn.Module) -> bool:
+    "Whether `m` is a Linear / Conv layer running torch's own code (a subclass with a `forward` of its own is not)."
+    return any(_stock(m, c) for c in LINEAR_TYPES)
 
 def _declares_branch(m:nn.Module) -> bool:
     "The block protocol: attributes `branch` (a module) and `shortcut` (a module, or None for the identity), both set."

@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from torch.autograd.graph import get_gradient_edge
 from .core import check_labels, model_taps, step_draw, preserved, LINEAR_TYPES, UserInputError, one_hot
 from .core import UnsupportedModelError
-from .operators import _stock
+from .operators import torch_layer
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 
 # %% auto #0
@@ -297,7 +297,7 @@ def _input_layers(model:nn.Module, sink:dict, force:bool=False):
             st['layers'].append((m, get_gradient_edge(out), m.weight, args[0].shape))
     hs = [model.register_forward_pre_hook(root, prepend=True)]   # x as passed, before user hooks
     for m in model.modules():                                          # torch's own layers only: a subclass with its
-        if any(_stock(m, c) for c in LINEAR_TYPES):                    # own forward is no ẑ = W x + b (autograd's route)
+        if torch_layer(m):                                             # own forward is no ẑ = W x + b (autograd's route)
             hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post, prepend=True)]
     try: yield sink
     finally:
@@ -465,7 +465,7 @@ class PerLayerJacobianRegularizer(Regularizer):
         names = [n for n, m in mods.items() if isinstance(m, LINEAR_TYPES)] if self.taps is None else list(self.taps)
         bad = [n for n in names if not isinstance(mods.get(n), LINEAR_TYPES)]
         if bad: raise ValueError(f"Per-layer taps must be Linear/Conv layers (their weight is W_l); not: {bad}.")
-        own = [n for n in names if not any(_stock(mods[n], c) for c in LINEAR_TYPES)]
+        own = [n for n in names if not torch_layer(mods[n])]
         if own: raise UnsupportedModelError(
             f"Per-layer taps {own} subclass a Linear/Conv layer with a forward of their own: their output need not be "
             "W_l h + b_l, which the per-layer terms use. Pass `taps=` naming torch's own layers, or use 'jr'.")
