@@ -870,19 +870,18 @@ def _exp_up(L:float, what:str) -> float:
 def _certify(model:nn.Module, input_shape, fold:bool=True) -> tuple:
     "(log bounds (spectral, frobenius), rows, merges) of `model` on per-sample `input_shape`, over its ATen program."
     ep, x = export_program(model, input_shape)
+    mut = dict(getattr(ep.graph_signature, 'buffers_to_mutate', {}) or {})     # before the rules: torch 2.4 adds the
+    if mut: raise UnsupportedModelError(                                       # writes to the program's outputs
+        f"certified bound: {type(_unwrap(model)).__name__}'s forward writes its buffer(s) {sorted(set(mut.values()))} "
+        "(a counter or running statistics; `model.eval()` stops batch norm's): each call computes another function, "
+        "so no bound holds for the next one.")
     with torch.no_grad(): out = _propagate(ep, x, fold)
     _same_program(_unwrap(model), ep, x)
     return out
 
 def _same_program(model:nn.Module, ep, x:Tensor):
-    """Refuse a model whose forward writes its own buffers (each call a different function), or computes a sample
-    differently alone than in the traced batch (a branch on the batch size): the program bounded is then not the
-    one every call runs."""
-    mut = dict(getattr(ep.graph_signature, 'buffers_to_mutate', {}) or {})
-    if mut: raise UnsupportedModelError(
-        f"certified bound: {type(model).__name__}'s forward writes its buffer(s) {sorted(set(mut.values()))} (a "
-        "counter or running statistics; `model.eval()` stops batch norm's): each call computes another function, so "
-        "no bound holds for the next one.")
+    """Refuse a model that computes a sample differently alone than in the traced batch (a branch on the batch size,
+    or on the other samples): the program bounded is then not the one every call runs."""
     state = {k: b.detach().clone() for k, b in model.named_buffers()}
     try:
         with torch.no_grad(): two = model(x)
