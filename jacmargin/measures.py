@@ -265,6 +265,7 @@ def _weights_visit(rec:list, chains:dict|None=None):
     """A `_run` visitor that records each weight layer's factor in `rec` and computes the node as it is; the constant
     scalings of a chain after a weight layer (`_affine_chains`) are folded into its rows, not recorded apart."""
     chains, st = chains or {}, {}
+    starts = {L for L, _ in chains.values()}                             # the weight layers chains follow
     def visit(name, n, a, kw, d):
         _merge(n, d)
         out = n.target(*a, **kw)
@@ -287,7 +288,7 @@ def _weights_visit(rec:list, chains:dict|None=None):
             w = a[1] if name == 'convolution' else a[-1].T                 # Linear: (out, in)
             rec.append(dict(kind='conv' if name == 'convolution' else 'linear', w=w, h=out[0].numel(), node=n,
                             args=a, in_shape=tuple(a[0].shape[1:]), out_shape=tuple(out.shape[1:])))
-            if any(L is n for L, _ in chains.values()): st[n] = torch.ones(_chain_shape(n)[0], dtype=torch.float64)
+            if n in starts: st[n] = torch.ones(_chain_shape(n)[0], dtype=torch.float64)
         elif name == _BN: rec.append(dict(kind='diag', w=_bn_affine(a)[0], node=n))
         elif name in ('mul', 'div'):
             if name == 'div' and not d[0]:
@@ -380,6 +381,7 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
     """A `_run` visitor for the powered pass: weights |w|^p, biases |b|^p (or 0), averaging n^-p, ReLU the identity;
     a chain of constant scalings and shifts after a weight layer (`_affine_chains`) is folded into it first."""
     chains, st = chains or {}, {}
+    starts = {L for L, _ in chains.values()}
     pw = lambda t: t.abs() ** p if isinstance(t, Tensor) else abs(t) ** p
     bb = lambda t: None if t is None else pw(t) if bias else t * 0
     def visit(name, n, a, kw, d):
@@ -397,7 +399,7 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
             else: o = torch.mm(aL[-2], pw(aL[-1] * S[None]))
             o = o + bb(beta).reshape(-1, *[1] * (o.dim() - 2))
             return (o,) if name == _BN else o
-        if any(L is n for L, _ in chains.values()):      # a chain's layer: its bias, and its args for the chain's end
+        if n in starts:                                   # a chain's layer: its bias, and its args for the chain's end
             C = _chain_shape(n)[0]
             b = a[2] if name == 'convolution' else a[0] if name == 'addmm' else None
             b = torch.zeros(C, dtype=torch.float64) if b is None else torch.as_tensor(b, dtype=torch.float64).reshape(-1).expand(C)
