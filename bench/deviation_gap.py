@@ -13,7 +13,10 @@ B(x, r) when ‖w_y − w_j‖₂ D_a(r) < d_j(x) for every j ≠ y, with D_a(r)
 - `interval Jacobian`: ‖J_c‖₂ + ‖J_r‖₂ of the prefix's Jacobian set in midpoint-radius form (ReLU slopes in [0, 1]
   where undecided, each undecided pool window the hull of its candidate rows), from the forward boxes of the exact
   first layer and one interval step to the second; the norms are power-iteration estimates (a diagnostic, not a bound);
-  beside it the fractions of ReLUs provably off (`off1`, `off2`) and of the first pool's windows decided.
+  beside it the fractions of ReLUs provably off (`off1`, `off2`) and of the first pool's windows decided,
+- `stage_product`: the product over the two conv → ReLU → max-pool stages of a lower bound (power ascent) of each
+  stage's Lipschitz constant seen through its pre-activation boxes: no bound that takes the stages one at a time is
+  below it.
 
     python bench/deviation_gap.py [--n 20] [--out bench/results/deviation_gap.csv]
 """
@@ -47,6 +50,28 @@ def _relu_scale(Jc, Jr, lo, hi):
     lr = torch.where(un, .5, 0.).to(Jc)
     return lc * Jc, lc * Jr + lr * (Jc.abs() + Jr)
 
+def _allowed(lo, hi):
+    "Pre-activations (c, h, w) whose ReLU is not provably off and that can be the maximum of their 2×2 window."
+    top = _win(lo.clamp_min(0), (2, 2)).amax((-3, -1))                      # (c, h/2, w/2): each window's largest low end
+    return (hi > 0) & (hi >= top.repeat_interleave(2, -2).repeat_interleave(2, -1))
+
+def _pooled_norm(C, allowed, it=300, starts=3):
+    """Lower bound (projected power ascent, `starts` random starts) of sup over unit u of the ℓ2 norm of the 2×2 max
+    pool of |C u| over the allowed entries: the Lipschitz constant of a conv → ReLU → max-pool stage seen on its own,
+    its pre-activations free within their boxes (ReLU and max are 1-Lipschitz per window). C: (c·h·w, n) dense rows."""
+    c, h, w = allowed.shape
+    a = allowed.flatten().to(C.dtype)
+    best = 0.
+    for s in range(starts):
+        u = torch.randn(C.shape[1], dtype=C.dtype, generator=torch.Generator().manual_seed(s))
+        for _ in range(it):
+            z = (a * (C @ u)).view(c, h // 2, 2, w // 2, 2).permute(0, 1, 3, 2, 4).reshape(c, h // 2, w // 2, 4)
+            m = F.one_hot(z.abs().argmax(-1), 4).view(c, h // 2, w // 2, 2, 2).permute(0, 1, 3, 2, 4).reshape(-1)
+            u = C.T @ (m.to(C.dtype) * a * (C @ u)); u = u / u.norm().clamp_min(1e-300)
+        z = (a * (C @ u)).view(c, h // 2, 2, w // 2, 2).abs().amax((2, 4))
+        best = max(best, z.norm().item())
+    return best
+
 def interval_jacobian(md, x, r) -> dict:
     """‖J_c‖ + ‖J_r‖ of the paper CNN's conv-ReLU-pool-conv-ReLU-pool Jacobian set over B(x, r) (x: (1, 1, H, W)), and
     the fractions of each layer's ReLUs provably off and of the first pool's windows decided."""
@@ -64,7 +89,10 @@ def interval_jacobian(md, x, r) -> dict:
     Jc, Jr = F.conv2d(Jc, c2.weight, None, c2.stride, c2.padding), F.conv2d(Jr, c2.weight.abs(), None, c2.stride, c2.padding)
     Jc, Jr = _relu_scale(Jc, Jr, zc - zr, zc + zr)
     Jc, Jr, *_ = _pool_hull(Jc, Jr, (zc - zr).clamp_min(0), (zc + zr).clamp_min(0))
-    return dict(interval_jacobian=_power(Jc.flatten(1).T) + _power(Jr.flatten(1).T),
+    C2 = F.conv2d(torch.eye(plo.numel(), dtype=x.dtype).view(-1, *plo.shape), c2.weight, None, c2.stride,
+                  c2.padding).flatten(1).T
+    stage = _pooled_norm(J.flatten(1).T, _allowed(l1, u1)) * _pooled_norm(C2, _allowed(zc - zr, zc + zr))
+    return dict(interval_jacobian=_power(Jc.flatten(1).T) + _power(Jr.flatten(1).T), stage_product=stage,
                 off1=(u1 <= 0).double().mean().item(), off2=(zc + zr <= 0).double().mean().item(), pool1_decided=decided)
 
 def empirical(prefix, x, r, steps=200):
