@@ -85,6 +85,11 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
         raise UserInputError(f"input_shape must be a per-sample shape of positive sizes, got {shape}.")
     dt = model_dtype(model)
     check_measure_dtype(dt)
+    bad = next((k for k, p in model.named_parameters() if p.is_floating_point() and not bool(torch.isfinite(p).all())),
+               None)
+    if bad is not None: raise UnsupportedModelError(
+        f"{type(model).__name__}'s parameter {bad!r} holds NaN or inf (a diverged training run?): no bound or measure "
+        "of such a model means anything; retrain it or load a checkpoint from before it diverged.")
     g = torch.Generator().manual_seed(0)
     x = torch.randn(_B, *shape, generator=g, dtype=torch.float64).to(dt).to(model_device(model))
     state = {k: b.detach().clone() for k, b in model.named_buffers()}      # the trial runs leave the model as it was
@@ -111,13 +116,13 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
     except Exception as e:
         kind = type(e).__name__
         if any_batch and 'DataDependent' not in kind and 'data-dependent' not in str(e):
-            try:
-                export_program(model, shape)
+            try: fixed = export_program(model, shape)[0]
+            except UnsupportedModelError: fixed = None          # the fixed-size program fails too: said below
+            if fixed is not None:
+                _scan(fixed)                                    # its own refusals first (a random draw, say)
                 raise UnsupportedModelError(f"{type(model).__name__}: its program fixes the batch size (e.g. "
                                             "`x.view(2, -1)`), so the local bounds cannot run it on chunks of samples: "
                                             "write its forward for any batch (`x.flatten(1)`).") from None
-            except UnsupportedModelError as e2:
-                if 'fixes the batch size' in str(e2): raise
         why = ("its control flow depends on the input's values (a Python `if` on a tensor), so no single program "
                "computes it" if 'DataDependent' in kind or 'data-dependent' in str(e) else
                f"torch.export cannot trace it ({kind}: {str(e).strip().splitlines()[0][:160]})")
@@ -775,6 +780,45 @@ def _gathered(ctx, x):
     return X, src.cpu(), tuple(v.shape[2:]), region
 
 # %% ../nbs/02b_certify.ipynb #b0849059
+def _scan(ep):
+    """Refusals that read the program alone: writes to its buffers, inputs that are no tensors (a `torch.Generator`),
+    control flow (`torch.cond`), random draws anywhere (even one that does not read the input)."""
+    sig = ep.graph_signature
+    mut = dict(getattr(sig, 'buffers_to_mutate', {}) or {})       # torch 2.4 adds the writes to the outputs: before all
+    if mut: raise UnsupportedModelError(
+        f"certified bound: the forward writes its buffer(s) {sorted(set(mut.values()))} (a counter or running "
+        "statistics; `model.eval()` stops batch norm's): each call computes another function, so no bound holds for "
+        "the next one.")
+    known = {*sig.inputs_to_parameters, *sig.inputs_to_buffers, *sig.user_inputs,
+             *dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    for n in ep.graph.nodes:
+        if n.op == 'placeholder' and n.name not in known:
+            raise UnsupportedModelError(f"certified bound: the program reads an object that is no tensor ({n.name}: "
+                                        "a `torch.Generator`, i.e. a random draw, or a script object): the model is "
+                                        "not a fixed function of its input.")
+        if n.op in ('placeholder', 'output'): continue
+        if n.op != 'call_function':
+            raise UnsupportedModelError(f"certified bound: the program holds a `{n.op}` node ({n.name}: a branch of "
+                                        "`torch.cond` or another submodule call): control flow, so no single program "
+                                        "computes the model; write its branches as one computation.")
+        if _opname(n) in _RANDOM:                            # even a draw that does not read the input
+            raise UnsupportedModelError(f"certified bound: {_where(n)}: "
+                                        f"{_REFUSED.get(_opname(n), 'a random draw: the model is not a fixed function')}.")
+
+def _run(ep, x:Tensor) -> list:
+    "The program's user outputs at x, evaluated node by node as the bounds evaluate it (no Python forward)."
+    sig, env = ep.graph_signature, {}
+    consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
+    named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
+             **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    for n in ep.graph.nodes:
+        if n.op == 'placeholder': env[n] = x if n.name == sig.user_inputs[0] else consts[named[n.name]]
+        elif n.op == 'output':
+            return [env[a] for a in n.args[0] if isinstance(a, torch.fx.Node) and a.name in sig.user_outputs]
+        else:
+            a, kw = (torch.fx.node.map_arg(v, env.__getitem__) for v in (n.args, n.kwargs))
+            with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
+
 def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     "Run the exported program on x, carrying per node the log of an upper bound of its Lipschitz constant (2 kinds)."
     sig, g = ep.graph_signature, ep.graph
@@ -786,19 +830,13 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
         raise UnsupportedModelError("certified bound: a forward with more than one input is not supported.")
     env, dep, L, rows, merges, S, row_of = {}, {}, {}, [], [], {}, {}
     folds, folded = _folds(g, fold)
+    _scan(ep)
     for n in g.nodes:
         if n.op == 'placeholder':
             env[n], dep[n] = (x, True) if n.name == users[0] else (consts[named[n.name]], False)
             if dep[n]: L[n], S[n] = np.zeros(2), _standard_ids(x.shape, _B, x.device)
             continue
         if n.op == 'output': break
-        if n.op != 'call_function':
-            raise UnsupportedModelError(f"certified bound: the program holds a `{n.op}` node ({n.name}: a branch of "
-                                        "`torch.cond` or another submodule call): control flow, so no single program "
-                                        "computes the model; write its branches as one computation.")
-        if _opname(n) in _RANDOM:                            # even a draw that does not read the input
-            raise UnsupportedModelError(f"certified bound: {_where(n)}: "
-                                        f"{_REFUSED.get(_opname(n), 'a random draw: the model is not a fixed function')}.")
         a = torch.fx.node.map_arg(n.args, lambda v: env[v])
         kw = torch.fx.node.map_arg(n.kwargs, lambda v: env[v])
         with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
@@ -870,21 +908,37 @@ def _exp_up(L:float, what:str) -> float:
 def _certify(model:nn.Module, input_shape, fold:bool=True) -> tuple:
     "(log bounds (spectral, frobenius), rows, merges) of `model` on per-sample `input_shape`, over its ATen program."
     ep, x = export_program(model, input_shape)
-    mut = dict(getattr(ep.graph_signature, 'buffers_to_mutate', {}) or {})     # before the rules: torch 2.4 adds the
-    if mut: raise UnsupportedModelError(                                       # writes to the program's outputs
-        f"certified bound: {type(_unwrap(model)).__name__}'s forward writes its buffer(s) {sorted(set(mut.values()))} "
-        "(a counter or running statistics; `model.eval()` stops batch norm's): each call computes another function, "
-        "so no bound holds for the next one.")
-    with torch.no_grad(): out = _propagate(ep, x, fold)
+    with torch.no_grad(): out = _propagate(ep, x, fold)           # `_scan` first: its refusals come before the rules'
     _same_program(_unwrap(model), ep, x)
     return out
 
+def _close(a:Tensor, b:Tensor) -> bool:
+    "a ≈ b to 1000 float spacings of b's dtype, relative to b's largest entry (both finite)."
+    eps = torch.finfo(b.dtype).eps if b.is_floating_point() else 0.
+    return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e3 * eps,
+                                                 atol=1e3 * eps * float(b.abs().max()))
+
 def _same_program(model:nn.Module, ep, x:Tensor):
-    """Refuse a model that computes a sample differently alone than in the traced batch (a branch on the batch size,
-    or on the other samples): the program bounded is then not the one every call runs."""
+    """Refuse a model whose forward is not the program bounded: one that computes other values than the program
+    (an in-place write into an overlapping view, whose result depends on memory order), or that computes a sample
+    differently alone than in the traced batch (a branch on the batch size, or on the other samples)."""
     state = {k: b.detach().clone() for k, b in model.named_buffers()}
     try:
         with torch.no_grad(): two = model(x)
+        if not isinstance(two, Tensor): raise UnsupportedModelError(
+            f"certified bound: {type(model).__name__} returns a {type(two).__name__}, not one tensor of logits: "
+            "return only the logits (or wrap the model, e.g. `lambda x: model(x)['logits']` in a module).")
+        if two.is_floating_point() and not bool(torch.isfinite(two).all()): raise UnsupportedModelError(
+            f"certified bound: {type(model).__name__}'s output at a random input holds NaN or inf (a constant or "
+            "buffer that is not finite, or a diverged training?): no bound holds for such a model.")
+        with torch.no_grad(): prog = _run(ep, x)
+        if len(prog) != 1 or not _close(prog[0], two): raise UnsupportedModelError(
+            f"certified bound: {type(model).__name__}'s forward computes other values than the program torch.export "
+            "records for it (largest difference "
+            f"{float((prog[0].double() - two.double()).abs().max()) if len(prog) == 1 and prog[0].shape == two.shape else math.nan:.3g}"
+            "): an in-place write into a view that overlaps the tensor it reads (`h[:, 1:] += h[:, :-1]`), whose "
+            "result depends on the order memory is visited, or a forward torch.export does not trace faithfully. "
+            "Write it out of place, so that the operations alone define every value.")
         try:
             with torch.no_grad(): one = model(x[:1])
         except Exception: return                         # it runs on batches of the traced size only (`x.view(2, -1)`)
@@ -1012,7 +1066,8 @@ class _Ball:
                 self.out = next(a for a in n.args[0] if isinstance(a, torch.fx.Node) and a.name == self.out_name)
                 break
             dep[n] = any(dep[v] for v in n.all_input_nodes) and _opname(n) not in _SKIP
-            a = torch.fx.node.map_arg(n.args, lambda v: env[v])
+            if _opname(n) == '_assert_tensor_metadata': env[n] = None; continue   # `x.float()`: checks float32, but
+            a = torch.fx.node.map_arg(n.args, lambda v: env[v])                    # this walk is in float64
             kw = _as64(dict(torch.fx.node.map_arg(n.kwargs, lambda v: env[v])))
             if dep[n] and _opname(n) == '_to_copy': env[n] = a[0]; continue   # a floating cast (the rule): exact here
             with torch.no_grad(): v = _settled(n, n.target(*a, **kw))
@@ -1519,7 +1574,8 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
     lL = lipschitz_log_bounds(model, shape)[0] if log_lipschitz is None else float(log_lipschitz)  # refuses as it does
-    ep, _ = export_program(model, shape, any_batch=True)
+    ep, x0 = export_program(model, shape, any_batch=True)
+    if log_lipschitz is not None: _scan(ep); _same_program(_unwrap(model), ep, x0)   # the refusals, without the bound
     dev, factors, rown = model_device(model), {}, {}
     cap = math.sqrt(2) * math.exp(lL) if lL < 700 else math.inf
     said = False

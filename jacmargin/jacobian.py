@@ -103,12 +103,15 @@ def output_vjp(out:Tensor,               # outputs (B, K) with a graph back to `
     def _grad(go): 
         g, = torch.autograd.grad(out, xg, go, retain_graph=True, create_graph=create_graph, allow_unused=True,
                                  is_grads_batched=go.dim() == 3)
-        if g is None: raise RuntimeError("The output does not depend on the input: its Jacobian is zero everywhere.")
+        if g is None: raise RuntimeError(
+            "Autograd finds no path from the input to the output: the output does not depend on the input, or the "
+            "forward cuts the path (`.detach()`, `torch.no_grad()`, `.data`, a NumPy round trip), so backpropagation "
+            "cannot give its Jacobian.")
         return g
     if batched:
         try: return _grad(v)
         except RuntimeError as e:
-            if 'depend' in str(e): raise
+            if 'finds no path' in str(e): raise
     return torch.stack([_grad(vp) for vp in v])
 
 # %% ../nbs/01_jacobian.ipynb #f20dea7d

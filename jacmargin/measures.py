@@ -159,6 +159,7 @@ def _run(ep, x:Tensor, visit:Callable) -> Tensor:
             name = _opname(n)
             dep[n] = any(dep[v] for v in n.all_input_nodes) and name not in _SHAPE_ONLY   # zeros_like(x): a constant
             if name == '_to_copy' and _fl(a[0]): env[n] = a[0].clone()       # casts: the walk stays in float64
+            elif name == '_assert_tensor_metadata': env[n] = None             # `x.float()` checks a dtype: not here
             elif dep[n] and name not in _SYM:
                 env[n] = visit(name, n, a, kw, [_ndep(v, dep) for v in n.args])  # input-dependent nodes per argument
             else: env[n] = torch.fx.node.map_aggregate(n.target(*a, **kw), f64)

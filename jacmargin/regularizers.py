@@ -318,12 +318,13 @@ def _input_vjp(out:Tensor, rec:dict, v:Tensor, create_graph:bool=False, batched:
             if g is None: continue
             g = g.flatten(0, len(lead))                                                # (P·B, *ẑ) when batched
             parts.append(_adjoint(m, g, (len(g), *shape[1:]), W).reshape(*lead, *xr.shape))
-        if not parts: raise RuntimeError("The output does not depend on the input: its Jacobian is zero everywhere.")
+        if not parts: raise RuntimeError("Autograd finds no path from the input to the output: it does not depend "
+                                         "on the input, or the forward cuts the path (`.detach()`, `torch.no_grad()`).")
         return sum(parts[1:], parts[0])
     if batched:
         try: return grads(v)
         except RuntimeError as e:
-            if 'depend' in str(e): raise
+            if 'finds no path' in str(e): raise
     return torch.stack([grads(vp) for vp in v])
 
 def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:dict|None, io:dict|None=None,
