@@ -1179,6 +1179,13 @@ def deviation(self:_Ball, n, name:str, S:dict, D:dict, deps:list) -> tuple:
 def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
     "One node's set from its arguments' sets (the local rules; any other op: the global rule's ball)."
     if name == 'getitem': return S[n.args[0]][n.args[1]]
+    if len(deps) == 1 and (name == 'mul' or name == 'div' and deps[0] is n.args[0] and not n.kwargs.get('rounding_mode')):
+        c = [v for v in n.args if v is not deps[0]]                  # a scalar factor keeps the ball a ball
+        c = self.env[c[0]] if c and isinstance(c[0], torch.fx.Node) else (c[0] if c else None)
+        if isinstance(c, (int, float)) or isinstance(c, Tensor) and c.numel() == 1 and _fl(c):
+            k = abs(float(c)) if name == 'mul' else 1 / abs(float(c))
+            m, rad, rho = S[deps[0]]
+            return self.call(n, {deps[0]: m}), k * rad, k * rho
     if name in _WEIGHTED: return self.fwd_weighted(n, name, S, deps)
     if name in ('add', 'sub', 'rsub'):
         mid = self.call(n, {a: S[a][0] for a in deps})
@@ -1480,7 +1487,14 @@ def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict
     return {a: (out_m, out_r, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)}
 
 # %% ../nbs/02b_certify.ipynb #32f93fcc
-_RELAXED = {'relu', 'max_pool2d_with_indices', 'getitem'} | ((_WEIGHTED | _LIN | {'add', 'sub', 'rsub'}) - _MULTI)
+_RELAXED = {'relu', 'max_pool2d_with_indices', 'getitem', 'neg'} | ((_WEIGHTED | _LIN | {'add', 'sub', 'rsub'}) - _MULTI)
+
+def _relu_form(n) -> bool:
+    "A ReLU however it is written: `relu`, `clamp_min(h, 0)`, `clamp(h, min=0)` with no upper end."
+    name, a = _opname(n), list(n.args) + [None] * 3
+    lo = n.kwargs.get('min', a[1])
+    return name == 'relu' or (name in ('clamp_min', 'clamp') and isinstance(lo, (int, float)) and lo == 0
+                               and (name == 'clamp_min' or n.kwargs.get('max', a[2]) is None))
 
 def _relaxable(graph, dep:dict|None=None) -> bool:
     """Whether every op has a linear relaxation here (ReLU, max pools over disjoint windows) or is affine; with `dep`
@@ -1488,6 +1502,7 @@ def _relaxable(graph, dep:dict|None=None) -> bool:
     def ok(n):
         name, a = _opname(n), list(n.args) + [None] * 6
         if name == 'getitem': return a[1] == 0
+        if _relu_form(n): return True
         if name != 'max_pool2d_with_indices': return name in _RELAXED or name in _SKIP
         return (a[2] in (None, [], a[1]) and not any(a[3] or [0]) and list(a[4] or [1]) in ([1], [1, 1])
                 and not a[5] and len(a[1]) in (1, 2))
@@ -1504,7 +1519,7 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
         lam, name = L.pop(n), _opname(n)
         deps = [a for a in n.all_input_nodes if self.dep[a]]
         if name == 'getitem': out = {n.args[0]: lam}                        # (max pool, batch norm): output 0
-        elif name == 'relu':
+        elif _relu_form(n):
             a = deps[0]
             lo, hi = self.box(self.S[a])
             on, un = lo >= 0, (lo < 0) & (hi > 0)
@@ -1575,7 +1590,8 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
     lL = lipschitz_log_bounds(model, shape)[0] if log_lipschitz is None else float(log_lipschitz)  # refuses as it does
     ep, x0 = export_program(model, shape, any_batch=True)
-    if log_lipschitz is not None: _scan(ep); _same_program(_unwrap(model), ep, x0)   # the refusals, without the bound
+    if log_lipschitz is not None: _scan(ep); _same_program(_unwrap(model), ep, x0)   # the program's checks (the rules'
+                                                                                      # came with the bound passed in)
     dev, factors, rown = model_device(model), {}, {}
     cap = math.sqrt(2) * math.exp(lL) if lL < 700 else math.inf
     said = False

@@ -15,7 +15,7 @@ from torch.func import functional_call
 from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved,
     record_taps, model_taps, model_dtype, model_device, UnsupportedModelError)
 from .jacobian import jacobian, model_output
-from .operators import fold_batchnorm, operator_norm, conv_norm_certified
+from .operators import fold_batchnorm, operator_norm, conv_norm_certified, conv_norm_gathered
 from .certify import export_program, local_margin
 
 # %% auto #0
@@ -95,8 +95,9 @@ def _folded(model:nn.Module, input_shape) -> nn.Module:
     the preceding Linear/Conv (Neyshabur et al. 2017, App. A)."""
     _check_model(model)
     m = copy.deepcopy(model).eval()
-    has_bn = any(isinstance(b, nn.modules.batchnorm._BatchNorm) for b in m.modules())
-    return fold_batchnorm(m, input_shape).eval() if has_bn else m
+    if not any(isinstance(b, nn.modules.batchnorm._BatchNorm) for b in m.modules()): return m
+    try: return fold_batchnorm(m, input_shape).eval()
+    except UnsupportedModelError: return m       # a forward that reads the BN's buffers: the program's chains fold it
 
 def _program(model:nn.Module, input_shape) -> tuple:
     "(core-ATen program, sample batch) of the BN-folded eval copy of `model`: what the weight measures walk."
@@ -289,6 +290,7 @@ def _weights_visit(rec:list, chains:dict|None=None):
             w = a[1] if name == 'convolution' else a[-1].T                 # Linear: (out, in)
             rec.append(dict(kind='conv' if name == 'convolution' else 'linear', w=w, h=out[0].numel(), node=n,
                             args=a, in_shape=tuple(a[0].shape[1:]), out_shape=tuple(out.shape[1:])))
+            if name == 'convolution': _pad_gather(rec[-1], n)
             if n in starts: st[n] = torch.ones(_chain_shape(n)[0], dtype=torch.float64)
         elif name == _BN: rec.append(dict(kind='diag', w=_bn_affine(a)[0], node=n))
         elif name in ('mul', 'div'):
@@ -329,11 +331,39 @@ def _frobenius(rec:list, constants:bool=False) -> Tensor:
     return out * 4. ** sum(r['kind'] in ('linear', 'conv') for r in rec) if constants else out
 
 # %% ../nbs/06_measures.ipynb #cb2de097
+_PADS = {'constant_pad_nd', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d', 'replication_pad1d',
+         'replication_pad2d', 'replication_pad3d'}
+
+def _pad_gather(r:dict, n):
+    """A pad op right before convolution n (`padding_mode='reflect'`, `padding='same'` with an even kernel, `F.pad`):
+    the layer is the convolution of the padded map, so its record gets the pad as a gather of positions, r['gather'] =
+    (source position of each padded position, the source grid), found by padding a grid of position numbers."""
+    p = n.args[0]
+    if not isinstance(p, torch.fx.Node) or _opname(p) not in _PADS: return
+    if n.args[6]: raise UndefinedMeasureError(f"{_loc(p)} pads the input of a transposed convolution: its norm with "
+                                              "that padding is not computed.")
+    sp = tuple(p.args[0].meta['val'].shape[2:])
+    m, args = math.prod(sp), list(p.args[1:])
+    if _opname(p) == 'constant_pad_nd' and len(args) > 1: args[1] = 0.       # a constant fill is a shift: no weight
+    P = p.target((torch.arange(m, dtype=torch.float64) + 1).view(1, 1, *sp), *args)
+    if tuple(P.shape[:2]) != (1, 1) or tuple(P.shape[2:]) != tuple(r['in_shape'][1:]):
+        raise UndefinedMeasureError(f"{_loc(p)} pads more than the spatial axes before a convolution: the layer's "
+                                    "norm with that padding is not computed.")
+    P = P.flatten().round().long()
+    r['gather'] = (torch.where(P > 0, P - 1, m), sp)
+
 def _spectral(r:dict, dtype) -> float:
-    "‖W‖₂ of one weight layer: the operator on its input shape for a convolution (`operator_norm`)."
+    """‖W‖₂ of one weight layer: the operator on its input shape for a convolution (`operator_norm`); a convolution
+    after a pad op, the norm of the two together (`conv_norm_gathered`)."""
     if r['kind'] == 'linear': return torch.linalg.matrix_norm(r['w'], ord=2).item()
     if r['kind'] != 'conv': return r['w'].abs().max().item()                        # a diagonal or a scalar
     w, (stride, padding, dilation, transposed, out_pad, groups) = r['w'], r['args'][3:9]
+    if 'gather' in r:
+        s = conv_norm_gathered(w, r['in_shape'][1:], stride, padding, dilation, groups, *r['gather'])[0]
+        if s is None: raise UndefinedMeasureError(
+            f"{_loc(r['node'])}: a convolution after a pad op on a {tuple(r['in_shape'])} input is too large for the "
+            "exact norm of the two together; pad inside the convolution (`padding=`, zeros) or use smaller inputs.")
+        return s
     if transposed:
         return conv_norm_certified(w, r['in_shape'][1:], stride, padding, dilation, groups, True, r['out_shape'][1:])
     layer = (nn.Conv1d, nn.Conv2d, nn.Conv3d)[w.dim() - 3](w.shape[1] * groups, w.shape[0], tuple(w.shape[2:]),

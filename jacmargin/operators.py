@@ -672,7 +672,12 @@ def fold_batchnorm(model:nn.Module,   # the model in eval mode (never changed)
                               "`input_shape` so that the BatchNorm can be checked to scale the Linear's output "
                               "features (axis 1).")
     if x is not None and folded:
-        with torch.no_grad(): y, ref = new(x), model(x)
+        try:
+            with torch.no_grad(): y, ref = new(x), model(x)
+        except Exception as e:         # its forward reads a batch norm it replaced (`F.batch_norm(h, bn.running_mean…)`)
+            raise UnsupportedModelError(f"fold_batchnorm: the folded copy of {type(model).__name__} does not run "
+                                        f"({type(e).__name__}: {str(e).splitlines()[0][:120]}): its forward uses a "
+                                        "batch norm module other than by calling it; bound it with fold=False.") from None
         if isinstance(ref, Tensor) and not _close(y, ref):
             raise UnsupportedModelError(f"fold_batchnorm: the folded copy of {type(model).__name__} does not "
                                         "reproduce its output; bound it with fold=False.")

@@ -716,8 +716,9 @@ def regularizer_suite(seed:int=0) -> dict:
             'weight decay': WeightDecay(), 'Wei-Ma': WeiMaRegularizer(sigma=0.)}
 
 def penalty_and_grad(model:nn.Module, reg:Regularizer, x:Tensor, y:Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    "`reg` evaluated as a training step does (taps captured in its forward): (value, flat parameter gradient, logits)."
+    """`reg` evaluated as a training step does (taps captured in its forward): (value, flat gradient of the trainable
+    parameters, logits); frozen parameters (`requires_grad=False`) are left out, as an optimizer step leaves them."""
     with regularized_forward(model, x, [reg]) as xx: logits = model(xx)
     r = penalty(reg, model, xx, y, logits, torch.arange(len(x), device=x.device))
-    gs = torch.autograd.grad(r, list(model.parameters()), allow_unused=True)
+    gs = torch.autograd.grad(r, [p for p in model.parameters() if p.requires_grad], allow_unused=True)
     return r.detach(), torch.cat([g.flatten() for g in gs if g is not None]), logits.detach()
