@@ -780,6 +780,13 @@ def _gathered(ctx, x):
     return X, src.cpu(), tuple(v.shape[2:]), region
 
 # %% ../nbs/02b_certify.ipynb #b0849059
+def _const_inputs(ep) -> dict:
+    "The program's tensor inputs other than the user's: placeholder name → its parameter, buffer or constant."
+    sig, consts = ep.graph_signature, {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
+    named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
+             **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    return {p: consts[t] for p, t in named.items()}
+
 def _scan(ep):
     """Refusals that read the program alone: writes to its buffers, inputs that are no tensors (a `torch.Generator`),
     control flow (`torch.cond`), random draws anywhere (even one that does not read the input)."""
@@ -789,8 +796,7 @@ def _scan(ep):
         f"certified bound: the forward writes its buffer(s) {sorted(set(mut.values()))} (a counter or running "
         "statistics; `model.eval()` stops batch norm's): each call computes another function, so no bound holds for "
         "the next one.")
-    known = {*sig.inputs_to_parameters, *sig.inputs_to_buffers, *sig.user_inputs,
-             *dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    known = {*_const_inputs(ep), *sig.user_inputs}
     for n in ep.graph.nodes:
         if n.op == 'placeholder' and n.name not in known:
             raise UnsupportedModelError(f"certified bound: the program reads an object that is no tensor ({n.name}: "
@@ -807,12 +813,9 @@ def _scan(ep):
 
 def _run(ep, x:Tensor) -> list:
     "The program's user outputs at x, evaluated node by node as the bounds evaluate it (no Python forward)."
-    sig, env = ep.graph_signature, {}
-    consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
-    named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
-             **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    sig, env, consts = ep.graph_signature, {}, _const_inputs(ep)
     for n in ep.graph.nodes:
-        if n.op == 'placeholder': env[n] = x if n.name == sig.user_inputs[0] else consts[named[n.name]]
+        if n.op == 'placeholder': env[n] = x if n.name == sig.user_inputs[0] else consts[n.name]
         elif n.op == 'output':
             return [env[a] for a in n.args[0] if isinstance(a, torch.fx.Node) and a.name in sig.user_outputs]
         else:
@@ -821,10 +824,7 @@ def _run(ep, x:Tensor) -> list:
 
 def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     "Run the exported program on x, carrying per node the log of an upper bound of its Lipschitz constant (2 kinds)."
-    sig, g = ep.graph_signature, ep.graph
-    consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
-    named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
-             **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+    sig, g, consts = ep.graph_signature, ep.graph, _const_inputs(ep)
     users = list(sig.user_inputs)
     if len(users) != 1:
         raise UnsupportedModelError("certified bound: a forward with more than one input is not supported.")
@@ -833,7 +833,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
     _scan(ep)
     for n in g.nodes:
         if n.op == 'placeholder':
-            env[n], dep[n] = (x, True) if n.name == users[0] else (consts[named[n.name]], False)
+            env[n], dep[n] = (x, True) if n.name == users[0] else (consts[n.name], False)
             if dep[n]: L[n], S[n] = np.zeros(2), _standard_ids(x.shape, _B, x.device)
             continue
         if n.op == 'output': break
@@ -1046,9 +1046,7 @@ class _Ball:
     def __init__(self, ep, factors:dict, rown:dict):
         sig = ep.graph_signature
         self.g, self.fc, self.rown = ep.graph, factors, rown   # both kept across chunks of samples: node name -> ...
-        self.consts = {**ep.state_dict, **dict(getattr(ep, 'constants', {}) or {})}
-        self.named = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
-                      **dict(getattr(sig, 'inputs_to_lifted_tensor_constants', {}) or {})}
+        self.consts = _const_inputs(ep)                        # placeholder name -> parameter / buffer / constant
         self.user, self.out_name = list(sig.user_inputs)[0], list(sig.user_outputs)[0]
         self.sharp, self.glob, self.ids = False, False, {}   # deviation certificate; global bound only; layouts
 
@@ -1059,7 +1057,7 @@ class _Ball:
             if n.op == 'placeholder':
                 if n.name == self.user: env[n], dep[n], self.inp = x, True, n
                 else:
-                    v = self.consts[self.named[n.name]]
+                    v = self.consts[n.name]
                     env[n], dep[n] = (v.detach().double() if _fl(v) else v), False
                 continue
             if n.op == 'output':
