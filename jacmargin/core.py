@@ -20,7 +20,7 @@ __all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step
            'one_hot', 'default_device', 'model_device', 'model_dtype', 'full_precision', 'reduced_precision',
            'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError', 'PrecisionError',
            'check_measure_dtype', 'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved',
-           'model_taps', 'record_taps', 'progress_bar']
+           'model_taps', 'record_taps', 'same_entries', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -221,7 +221,8 @@ def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
 # %% ../nbs/00_core.ipynb #b32c6cbe
 def check_batch(x,              # what was passed as a batch
                 name:str='x',   # its name in the message
-                min_dim:int=2   # least number of dimensions, batch included
+                min_dim:int=2,  # least number of dimensions, batch included
+                allow_empty:bool=True  # False: refuse a batch of no samples (a mean or a maximum over it)
                ) -> Tensor:
     "Raise a clear error unless `x` is a floating tensor with a leading batch dimension; return it."
     if not isinstance(x, Tensor): raise TypeError(f"`{name}` must be a torch.Tensor, got {type(x).__name__}.")
@@ -231,6 +232,8 @@ def check_batch(x,              # what was passed as a batch
     if x.dim() < min_dim:
         raise ValueError(f"`{name}` has shape {tuple(x.shape)}: expected a batch of shape (B, ...) with at least "
                          f"{min_dim} dimensions. For a single sample use `{name}.unsqueeze(0)`.")
+    if not allow_empty and x.shape[0] == 0:
+        raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: no samples. Pass at least one.")
     return x
 
 # %% ../nbs/00_core.ipynb #a9b8c701
@@ -321,6 +324,20 @@ def record_taps(model:nn.Module,                # the model whose sub-module out
     try: yield out
     finally:
         for h in handles: h.remove()
+
+# %% ../nbs/00_core.ipynb #c0e5a1d7
+_SAME_ENTRIES = ('ViewBackward0', 'UnsafeViewBackward0', 'ReshapeAliasBackward0', 'AliasBackward0', 'CloneBackward0',
+                 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'UnsqueezeBackward0')
+
+def same_entries(node, output_nr:int, t:Tensor) -> bool:
+    """Whether tensor `t` is output `output_nr` of autograd node `node` (a layer's output), or a reshape, view or copy
+    of it (the same entries, e.g. `head(h).flatten(1)` as the logits)."""
+    fn, nr = t.grad_fn, t.output_nr
+    while fn is not None:
+        if fn is node and nr == output_nr: return True
+        if fn.name() not in _SAME_ENTRIES or not fn.next_functions: return False
+        fn, nr = fn.next_functions[0]
+    return False
 
 # %% ../nbs/00_core.ipynb #78db47c7
 def progress_bar(*args, log_interval:float=30., **kwargs):

@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.func import functional_call
 from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved,
-    record_taps, model_taps, model_dtype, model_device, UnsupportedModelError)
+    record_taps, model_taps, model_dtype, model_device, UnsupportedModelError, UserInputError, same_entries)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm, conv_norm_certified, conv_norm_gathered
 from .certify import export_program, local_margin
@@ -297,6 +297,10 @@ def _weights_visit(rec:list, chains:dict|None=None):
             if name == 'div' and not d[0]:
                 raise UndefinedMeasureError(f"{_loc(n)} divides by an input-dependent value.")
             c = torch.as_tensor(a[1 - d.index(1)] if len(a) > 1 else kw['other'], dtype=torch.float64)
+            if out.numel() != a[d.index(1)].numel(): raise UndefinedMeasureError(
+                f"{_loc(n)} multiplies an input-dependent {tuple(a[d.index(1)].shape[1:])} tensor by a constant that "
+                f"broadcasts it to {tuple(out.shape[1:])}: a layer written as a broadcast product (and a sum) has no "
+                "weight matrix here; write it as a Linear, a matmul or a convolution.")
             rec.append(dict(kind='scale', w=(1 / c if name == 'div' else c).reshape(-1), node=n))
         elif name in _NONLIN: raise UndefinedMeasureError(f"{_loc(n)}: {_NONLIN[name]}; it is no linear map with "
                                                           "weights, so the norm product does not cover it.")
@@ -422,7 +426,7 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
             L, end = chains[n]                            # folded weights (rows × S) and its whole bias, at its end
             if name != 'getitem': st[L][:2] = _chain_step(name, a, kw, d, st[L][0], _chain_shape(L), st[L][1])
             v = a[d.index(1)] if name != 'getitem' else a[0][a[1]]
-            if n is not end: return (v,) if name == _BN else v
+            if n is not end: v = v.clone(); return (v,) if name == _BN else v   # a new tensor, as torch's op (not a view)
             S, beta, (aL, kL) = st.pop(L)
             Lname = _opname(L)
             if Lname == 'convolution':
@@ -460,7 +464,7 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
                 or (name == 'clamp' and len(a) > 1 and a[1] == 0 and (len(a) < 3 or a[2] is None)
                     and kw.get('max') is None)
                 or (name == 'maximum' and not bool(a[1 - d.index(1)].any()))):      # values ≥ 0: the identity
-            return a[d.index(1)]
+            return a[d.index(1)].clone()                  # a new tensor as the op's (a slice's view would not view)
         if name in _SAME: return n.target(*a, **kw)
         why = _NONLIN.get(name, 'a non-ReLU activation' if name in _ACT else 'no rule of the path norm covers it')
         raise UndefinedMeasureError(
@@ -691,10 +695,9 @@ def plot_pac_bayes(curves:dict, ax=None, **kw):
 
 # %% ../nbs/06_measures.ipynb #c5df9fa4
 def _is_output(h:Tensor, logits:Tensor) -> bool:
-    "Whether a tapped tensor is the model's output, or the copy of it that `record_taps` hands on to later layers."
-    fn = logits.grad_fn
-    return h is logits or (fn is not None and h.grad_fn is not None and fn.name() == 'CloneBackward0'
-                           and fn.next_functions[0][0] is h.grad_fn)
+    """Whether a tapped tensor is the model's output: itself, the copy of it that `record_taps` hands on to later
+    layers, or a reshape of it (a 1×1-conv head then `.flatten(1)`)."""
+    return h is logits or (h.grad_fn is not None and same_entries(h.grad_fn, h.output_nr, logits))
 
 @measurement
 def wei_ma_complexity(model:nn.Module, x:Tensor, y:Tensor, taps:Sequence[str]|None=None, batch_size:int=256,
@@ -749,7 +752,9 @@ def jacobian_norms(model:nn.Module,     # the classifier: (B, *x) → logits (B,
                    batch_size:int=256   # samples per Jacobian batch
                   ) -> tuple[Tensor, Tensor]:
     "Per-sample (‖J(x_i)‖₂, ‖J(x_i)‖_F), each (N,), in eval mode, from one exact Jacobian per batch."
-    check_batch(x)
+    check_batch(x, allow_empty=False)
+    if not bool(torch.isfinite(x).all()): raise UserInputError("`x` holds NaN or inf entries: a Jacobian there has no "
+                                                               "norm. Drop or repair those samples.")
     _check_model(model, x)
     s2, sf = [], []
     with preserved(model):
@@ -870,7 +875,10 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) �
     if bad: raise ValueError(f"Unknown measures {bad}; available: {list(MEASURES)}.")
     if 'pac_bayes_kl' in names and 'pac_bayes_kl_se' not in names:        # a Monte Carlo value comes with its error
         names.insert(names.index('pac_bayes_kl') + 1, 'pac_bayes_kl_se')
-    c, out = _Ctx(model, check_batch(x), check_labels(y, len(x)), x_eval, **kw), {}
+    check_batch(x, allow_empty=False)
+    if x.is_floating_point() and x.dtype != model_dtype(model): raise UserInputError(
+        f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, e.g. `x.to({model_dtype(model)})`.")
+    c, out = _Ctx(model, x, check_labels(y, len(x)), x_eval, **kw), {}
     if undefined not in ('raise', 'nan'): raise ValueError(f"undefined={undefined!r}: use 'raise' or 'nan'.")
     for n in names:
         t0 = time.perf_counter()

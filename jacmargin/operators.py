@@ -173,7 +173,8 @@ def _power_top(mv, v:Tensor, n_iter:int, tol:float) -> tuple[float, Tensor, bool
 def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, Tensor, bool]:
     "Top eigenvalue of the PSD map `mv` by restarted Lanczos (full re-orthogonalisation): (theta, Ritz vector, ok)."
     shape, theta = v.shape, 0.
-    for _ in range(max(1, n_iter // m)):
+    brk = max(1e-12, 100 * torch.finfo(v.dtype).eps)    # float32's rounding of w is ~1e-7 of the Ritz scale: below it
+    for _ in range(max(1, n_iter // m)):                # w is rounding noise, not a new direction (it spoils H)
         Q = v.new_zeros(m + 1, v.numel())   # (m+1, D) basis
         H = torch.zeros(m + 1, m, dtype=torch.float64)
         Q[0] = v.reshape(-1) / v.norm()
@@ -184,7 +185,7 @@ def _lanczos_top(mv, v:Tensor, n_iter:int, tol:float, m:int=40) -> tuple[float, 
                 w = w - Q[:j+1].T @ c
                 H[:j+1, j] += c.double().cpu()
             H[j+1, j] = w.norm().item()
-            if H[j+1, j] <= 1e-12 * H[:j+1, :j+1].abs().max(): break           # invariant subspace found
+            if H[j+1, j] <= brk * H[:j+1, :j+1].abs().max(): break            # invariant subspace found
             Q[j+1] = w / H[j+1, j]
         k = j + 1
         ev, U = torch.linalg.eigh((H[:k, :k] + H[:k, :k].T) / 2)

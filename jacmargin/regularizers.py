@@ -11,8 +11,9 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from torch.autograd.graph import get_gradient_edge
+from torch.nn.utils import parametrize
 from .core import check_labels, model_taps, step_draw, preserved, LINEAR_TYPES, UserInputError, one_hot
-from .core import UnsupportedModelError
+from .core import UnsupportedModelError, same_entries
 from .operators import torch_layer
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 
@@ -77,6 +78,7 @@ def _reuses_forward(model:nn.Module,        # the model the training forward ran
 @contextlib.contextmanager
 def _one_output(model:nn.Module):
     "Inside: a forward of `model` that returns anything but one tensor (a tuple, a dict) raises the typed refusal."
+    _hookable(model)
     def hook(m, args, out):
         if not isinstance(out, Tensor):
             raise UnsupportedModelError(
@@ -86,8 +88,20 @@ def _one_output(model:nn.Module):
     try: yield
     finally: h.remove()
 
+def _nonempty(x):
+    "The typed refusal of a batch of no samples (a penalty is a mean over the batch)."
+    if isinstance(x, Tensor) and x.dim() > 0 and x.shape[0] == 0:
+        raise UserInputError(f"`x` has shape {tuple(x.shape)}: no samples, so no penalty (a mean over the batch).")
+
+def _hookable(model:nn.Module):
+    "The typed refusal of a TorchScript module: the regularizers see the training forward through hooks."
+    if isinstance(model, torch.jit.ScriptModule): raise UnsupportedModelError(
+        f"{type(model).__name__}: a TorchScript module takes no forward hooks, through which the regularizers see the "
+        "training forward. Pass the Python module (before torch.jit.script / trace).")
+
 def _model_graph(model:nn.Module, x:Tensor, output='probs', y:Tensor|None=None) -> tuple[Tensor, Tensor]:
     "`model_graph` (x's graph, batch statistics held) of a model returning one tensor, else the typed refusal."
+    _nonempty(x)
     with _one_output(model): return model_graph(model, x, output, y)
 
 def input_graph(model:nn.Module, x:Tensor, logits:Tensor|None=None, output:str|Callable='probs',
@@ -226,10 +240,12 @@ def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=Fal
     """Forward hooks: store[name] = (input, output's gradient edge, weight) of the named sub-modules (each called
     once); `raw`: the output as the layer computed it, before any user hook, else as the model passes it on;
     `exact`: the penalty's name, refusing a hook that changes the output (the penalty needs the layer's own map)."""
+    _hookable(model)
     mods, handles, made = dict(model.named_modules()), [], {}
     def pre(m, inp):   # the module gets its own view of a grad-requiring input: ∂/∂view is this module's share only
         return (inp[0].view_as(inp[0]), *inp[1:]) if alias and inp[0].requires_grad else None
     def hook(m, inp, out, n):
+        if not torch.is_grad_enabled(): return                  # a trial run (shape check, no_grad): not the forward
         if n in store:
             raise UnsupportedModelError(
                 f"`{n}` ran twice in one forward (a module used twice): its term is defined for a module used once. "
@@ -237,6 +253,7 @@ def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=Fal
         store[n] = (inp[0], get_gradient_edge(out) if out.requires_grad else out, getattr(m, 'weight', None))
         if exact: made[n] = (out, out._version)                 # only then: a reference keeps the output's memory
     def check(m, inp, out, n):
+        if not torch.is_grad_enabled(): return
         if out is not made[n][0] or out._version != made[n][1]:
             raise UnsupportedModelError(
                 f"A forward hook changes the output of `{n}`: {exact} needs the layer's own map (logits = W h + b). "
@@ -330,13 +347,14 @@ def _input_vjp(out:Tensor, rec:dict, v:Tensor, create_graph:bool=False, batched:
 def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:dict|None, io:dict|None=None,
                  taps:Sequence[str]=(), bn:Sequence|None=None, exact:str|None=None) -> tuple[dict, Tensor]:
     "(record, out (B, K)): the captured training forward, else x's own graph, else an own forward (taps → io)."
+    _nonempty(x)
     coupled = _batch_coupled(model)
     has_x = bool(rec and rec.get('x') is x)                          # the forward's input layers were recorded
     if _reuses_forward(model, logits, captured=bool(io or not taps) and (has_x or x.requires_grad)):
         return (rec if has_x else {'xr': x}), model_output(logits, output, y, check=False)
     rec, io = {}, {} if io is None else io
     io.clear()
-    with _capture_io(model, taps, io, exact=exact), _input_layers(model, rec, force=True):
+    with _capture_io(model, taps, io, exact=exact), _input_layers(model, rec, force=True), parametrize.cached():
         xg, out = _held_graph(model, x, output, y, bn if coupled and logits is not None else None)
     return (rec if rec.get('xr') is xg else {'xr': xg}), out
 
@@ -542,6 +560,11 @@ def last_tensors(self:PerLayerJacobianRegularizer) -> dict[str, Tensor]:
                              for n in names}}
 
 # %% ../nbs/05_regularizers.ipynb #5fecb477
+def _is_tensor(rec, t:Tensor) -> bool:
+    "Is the recorded output `rec` (a gradient edge, or a tensor without grad) `t` itself, or `t` a reshape of it?"
+    if isinstance(rec, Tensor): return rec is t
+    return same_entries(rec.node, rec.output_nr, t)           # a 1×1-conv head then `.flatten(1)`: the output
+
 def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
     "The classifier layer: the named one, else the last nn.Linear of `model`."
     mods = dict(model.named_modules())
@@ -575,7 +598,11 @@ class LargeMarginRegularizer(Regularizer):
         name, clf = _classifier(model, self.classifier)
         io, rec, bn, self._io, self._rec, self._bn = self._io or {}, self._rec, self._bn, None, None, None
         with torch.enable_grad():
-            rec, _ = _input_graph(model, x, logits, 'logits', None, rec, io, [name], bn, exact='lm')
+            rec, out = _input_graph(model, x, logits, 'logits', None, rec, io, [name], bn, exact='lm')
+            if self.classifier is None and not _is_tensor(io[name][1], out): raise UnsupportedModelError(
+                f"`{name}`, the model's last nn.Linear in registration order (the default classifier), does not "
+                "compute the logits (they are not its output or a reshape of it): pass `classifier=` the name of "
+                "the nn.Linear that does.")
             feat = io[name][0]                                                       # (B, F) features entering v
             W = io[name][2]                                                          # (C, F) as used in the forward
             V = W / W.norm(dim=1, keepdim=True)                    # (C, F) rows v/‖v‖
@@ -607,17 +634,16 @@ class WeightDecay(Regularizer):
     def __call__(self, model, x=None, y=None, logits=None):
         mods = ([_classifier(model, self.classifier)[1]] if self.which == 'classifier'
                 else [m for m in model.modules() if isinstance(m, self._TYPES)])
+        if not mods: raise UnsupportedModelError(
+            f"{type(model).__name__} has no nn.Linear / nn.Conv sub-module: weight decay here is Σ‖W‖_F² over those "
+            "modules' weights (layers written with F.linear / F.conv2d, or a TorchScript module, have none). Use the "
+            "optimizer's weight_decay, or write the layers as modules.")
         r = sum(m.weight.pow(2).sum() + (m.bias.pow(2).sum() if self.bias and m.bias is not None else 0) for m in mods)
         r = torch.as_tensor(r)
         self._last = {f'weight_sq/{self.which}': r.detach()}
         return r
 
 # %% ../nbs/05_regularizers.ipynb #17f97a04
-def _is_tensor(rec, t:Tensor) -> bool:
-    "Is the recorded output `rec` (a gradient edge, or a tensor without grad) the tensor `t` itself?"
-    if isinstance(rec, Tensor): return rec is t
-    return t.grad_fn is not None and rec.node is t.grad_fn and rec.output_nr == t.output_nr
-
 class WeiMaRegularizer(Regularizer):
     """Wei & Ma 2019 Sec. 6: mean_x Σ_i 1(‖J^(i)‖_F² ≥ σ) ‖J^(i)‖_F², J^(i) = ∂ logit margin / ∂ h^(i), over the
     hidden layers h^(i) (the taps; a tap that is the model's output is not one, as in `wei_ma_complexity`)."""
@@ -665,12 +691,15 @@ def regularized_forward(model:nn.Module,  # the model whose forward is about to 
     xb = x.detach().requires_grad_(True) if any(getattr(r, 'needs_input_grad', False) for r in regs) else x
     with contextlib.ExitStack() as st:
         if regs: st.enter_context(_one_output(model))                  # a tuple-returning model: the typed refusal
+        if regs: st.enter_context(parametrize.cached())    # a parametrized weight computed once (spectral_norm's
+                                                          # power step in train mode), however often the hooks read it
         for r in regs:
             if getattr(r, 'needs_taps', False): st.enter_context(r.capture(model))
         yield xb
 
 def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|None=None) -> Tensor:
     "`reg`'s penalty on the batch of a `regularized_forward` (x as yielded there); a 0-dim tensor."
+    _nonempty(x)
     if getattr(reg, 'needs_index', False) and idx is None:
         raise ValueError(f"{type(reg).__name__} needs dataset indices (`needs_index`): use a loader yielding "
                          "(x, y, idx), e.g. `DataLoader(TensorDataset(x, y, torch.arange(len(x))), ...)`.")
@@ -720,5 +749,12 @@ def penalty_and_grad(model:nn.Module, reg:Regularizer, x:Tensor, y:Tensor) -> tu
     parameters, logits); frozen parameters (`requires_grad=False`) are left out, as an optimizer step leaves them."""
     with regularized_forward(model, x, [reg]) as xx: logits = model(xx)
     r = penalty(reg, model, xx, y, logits, torch.arange(len(x), device=x.device))
-    gs = torch.autograd.grad(r, [p for p in model.parameters() if p.requires_grad], allow_unused=True)
+    ps = [p for p in model.parameters() if p.requires_grad]
+    held = [p.grad for p in ps]                       # backward() as a step runs it (its tensor hooks fire: R_J's
+    for p in ps: p.grad = None                        # warm start), the gradients read off and the old ones put back
+    try:
+        r.backward()
+        gs = [p.grad for p in ps]
+    finally:
+        for p, g in zip(ps, held): p.grad = g
     return r.detach(), torch.cat([g.flatten() for g in gs if g is not None]), logits.detach()
