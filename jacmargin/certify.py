@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from .core import (UserInputError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
-                            measurement, check_batch, check_labels, preserved)
+                            measurement, check_batch, check_labels, preserved, rounding_allowance)
 from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_frobenius
 
 # %% auto #0
@@ -21,6 +21,7 @@ __all__ = ['RULES', 'export_program', 'lipschitz_bound', 'lipschitz_log_bounds',
 
 # %% ../nbs/02b_certify.ipynb #6ba8cd87
 _B = 2          # batch size of the exported program
+_NORMS = [True] # False: the rules check what they bound, without computing a convolution's norm (a bound passed in)
 
 # %% ../nbs/02b_certify.ipynb #9ef27ac2
 def _unwrap(model):
@@ -229,6 +230,8 @@ def _r_leaky(ctx):
 def _r_elu(ctx):
     a = list(ctx.args[1:]) + [1., 1., 1.]
     al, sc, isc = (float(ctx.kwargs.get(k, v)) for k, v in zip(('alpha', 'scale', 'input_scale'), a[:3]))
+    if isc < 0 and al != 0: raise _Refuse(f"input_scale = {isc:g} < 0: its negative branch grows like e^(|input_scale| "
+                                          "|x|) as x → −∞, so it has no Lipschitz bound")
     return [(_only_dep(ctx), _one(max(abs(sc), abs(sc * al * isc))))]
 
 # %% ../nbs/02b_certify.ipynb #fdf86654
@@ -527,6 +530,7 @@ def _r_mm(ctx):
        "partial or full circular embeddings (strides by polyphase); Frobenius by tap counts, √(rows per sample) times; a pad (reflect, replicate, circular: a gather of positions) before it fused: the composed map's exact Gram matrix or, for a circular wrap, the Fourier formula")
 def _r_conv(ctx):
     x = _only_dep(ctx)
+    if not _NORMS[0]: return [(x, _one(1.))]              # the structure checked only (`local_margin(log_lipschitz=)`)
     v, w, _, stride, padding, dilation, transposed, _, groups = ctx.args[:9]
     w = w.detach().double()
     bn = ctx.folds.get(ctx.n)
@@ -860,6 +864,9 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
             outs = env[n] if isinstance(env[n], (tuple, list)) else [env[n]]
             if not any(_fl(o) for o in outs): continue                # an integer / boolean result: refused where used
             if name not in RULES: raise _Refuse(_REFUSED.get(name, "no rule is known for this op (see the allowlist)"))
+            if name == 'view' and len(n.args) > 1 and isinstance(n.args[1], torch.dtype): raise _Refuse(
+                f"it reinterprets the bits of an input-dependent tensor as {n.args[1]} (`view(dtype)`), which is no "
+                "function of the values with a Lipschitz bound; cast with `.to(dtype)`")
             S[n] = _layout(n, name, env, dep, S, _B)                 # where each entry's sample is (never two)
             ctx = _Ctx(n, env, dep, folds, folded, rows, S, row_of)
             terms = RULES[name][0](ctx)
@@ -942,14 +949,19 @@ def _same_program(model:nn.Module, ep, x:Tensor):
         try:
             with torch.no_grad(): one = model(x[:1])
         except Exception: return                         # it runs on batches of the traced size only (`x.view(2, -1)`)
+        try:                                             # and in a batch of 3, every sample as alone (a scale by the
+            x3 = torch.cat([x, (x[:1] + x[1:2]) / 2])    # position in the batch, or by max(B − 1, 1))
+            with torch.no_grad(): pairs = [(model(x3[i:i + 1]), r[None]) for i, r in enumerate(model(x3))]
+        except Exception: pairs = []
     finally: _restore(model, state)
-    if isinstance(one, Tensor) and isinstance(two, Tensor) and one.shape[1:] == two.shape[1:]:
-        eps = torch.finfo(two.dtype).eps if two.is_floating_point() else 0.
-        if torch.allclose(one.double(), two[:1].double(), rtol=1e3 * eps, atol=1e3 * eps * float(two.abs().max())):
-            return
+    eps = torch.finfo(two.dtype).eps if two.is_floating_point() else 0.
+    same = lambda a, b: (isinstance(a, Tensor) and a.shape == b.shape and torch.allclose(
+        a.double(), b.double(), rtol=1e3 * eps, atol=1e3 * eps * float(two.abs().max())))
+    if same(one, two[:1]) and all(same(a, b) for a, b in pairs): return
     raise UnsupportedModelError(
         f"certified bound: {type(model).__name__} gives a sample alone another output than the same sample in a "
-        f"batch of {len(x)}: its forward depends on the batch size (e.g. `if x.shape[0] == 1`) or on the other "
+        f"batch of {len(x)} or 3: its forward depends on the batch size (e.g. `if x.shape[0] == 1`), on the "
+        "sample's position in the batch or on the other "
         "samples, so the program traced is not the one every call runs.")
 
 # %% ../nbs/02b_certify.ipynb #f50a89b5
@@ -1010,7 +1022,7 @@ def _bc(v:Tensor, like:Tensor) -> Tensor:
 
 def _nrm(m:Tensor, r:Tensor, lead:int) -> Tensor:
     "‖|m| + r‖₂ over all but the first `lead` axes: the largest norm of a vector of the box m ± r."
-    return (m.abs() + r).flatten(lead).norm(dim=-1)
+    return (m.abs() + r).reshape(*m.shape[:lead], -1).norm(dim=-1)     # (B,) values: one entry each
 
 def _local_kind(op:str) -> str:
     "The local rule of an op (the certified local margin), in a few words."
@@ -1040,6 +1052,10 @@ def _as64(kw:dict) -> dict:
     "Keyword arguments with a floating `dtype` replaced by float64 (the program is evaluated in float64)."
     d = kw.get('dtype')
     return {**kw, 'dtype': torch.float64} if isinstance(d, torch.dtype) and d.is_floating_point else kw
+
+def _rows(t:Tensor, k:int=1) -> Tensor:
+    "`t` with its axes from `k` on as one (`flatten(k)`, and a value of one number per sample, (B,), as (B, 1))."
+    return t.reshape(*t.shape[:k], -1)
 
 class _Ball:
     "Bounds of one exported program's values over per-sample ℓ2 balls (forward) and of its gradients (backward)."
@@ -1170,7 +1186,7 @@ def deviation(self:_Ball, n, name:str, S:dict, D:dict, deps:list) -> tuple:
     lo, hi = self.box(s)
     lo, hi = torch.maximum(lo, v - e), torch.minimum(hi, v + e)
     hi = torch.maximum(hi, lo)
-    d = torch.minimum(d, torch.maximum(hi - v, v - lo).flatten(1).norm(dim=1) * (1 + 4 * ROUND_UP))
+    d = torch.minimum(d, _rows(torch.maximum(hi - v, v - lo)).norm(dim=1) * (1 + 4 * ROUND_UP))
     return ((lo + hi) / 2, (hi - lo) / 2, s[2]), d
 
 @patch
@@ -1373,7 +1389,7 @@ def bwd_node(self:_Ball, n, t) -> dict:
         l, h = (gm - gr).clamp_max_(0), (gm + gr).clamp_min_(0)    # unstable: [min(gm − gr, 0), max(gm + gr, 0)]
         mid, rad = (l + h).mul_(.5).masked_fill_(off, 0.), h.sub_(l).mul_(.5).masked_fill_(off, 0.)
         return {a: (torch.where(on, gm, mid), torch.where(on, gr, rad),
-                    gp * (~off).flatten(1).any(1).double() if ball else gp)}
+                    gp * _rows(~off).any(1).double() if ball else gp)}
     if name in _MONO or name in _ELEM:                              # an exact interval product with [f'_lo, f'_hi]
         a = deps[0]
         dl, du = self.slopes(n, name, a)
@@ -1384,7 +1400,7 @@ def bwd_node(self:_Ball, n, t) -> dict:
             P = torch.stack([dl * u, dl * v, du * u, du * v])
             lo, hi = P.amin(0), P.amax(0)
         return {a: ((lo + hi) / 2, (hi - lo) / 2,
-                    gp * torch.maximum(dl.abs(), du.abs()).flatten(1).amax(1) if ball else gp)}
+                    gp * _rows(torch.maximum(dl.abs(), du.abs())).amax(1) if ball else gp)}
     if name in _MAXES and self.max_local(n, name): return self.bwd_max(n, name, deps[0], gm, gr, gp)
     return self.bwd_ball(n, deps, self.per_sample(self.ids.get(n), gm.abs() + gr, 1) + gp)
 
@@ -1523,7 +1539,7 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
             on, un = lo >= 0, (lo < 0) & (hi > 0)
             s = torch.where(un, hi / (hi - lo).clamp_min(1e-300), on.double())    # the chord: relu ≤ s (z − lo)
             al = torch.where(un, (hi >= -lo).double(), on.double())               # relu ≥ al z, al ∈ {0, 1}
-            const = const - (lam.clamp_max(0).flatten(2) * (s * torch.where(un, lo, 0.)).flatten(1)).sum(-1)
+            const = const - (_rows(lam.clamp_max(0), 2) * _rows(s * torch.where(un, lo, 0.))).sum(-1)
             out = {a: torch.where(lam >= 0, al, s) * lam}
         elif name == 'max_pool2d_with_indices':
             a = deps[0]
@@ -1537,18 +1553,18 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
             rest = torch.where(sel.bool(), -math.inf, Uhi).amax((3, 5))
             won = rest <= (Ulo * sel).sum((3, 5))                                   # it provably wins: max = it
             lin = (lam >= 0) | won[None]                                           # max ≥ it; else max ≤ max hi
-            const = const + torch.where(lin, 0., lam * Uhi.amax((3, 5))[None]).flatten(2).sum(-1)
+            const = const + _rows(torch.where(lin, 0., lam * Uhi.amax((3, 5))[None]), 2).sum(-1)
             out = {a: _unwin(torch.where(lin, lam, 0.)[..., :, None, :, None] * sel[None], *lo.shape[-2:])}
         else:                                                                    # affine: λᵀ(Av + b) = (Aᵀλ)ᵀv + λᵀb
             def fn(*vs):
                 o = self.call(n, dict(zip(deps, vs)))
                 return o[0] if isinstance(o, (tuple, list)) else o
-            const = const + (lam * fn(*[torch.zeros_like(self.env[a]) for a in deps])).flatten(2).sum(-1)
+            const = const + _rows(lam * fn(*[torch.zeros_like(self.env[a]) for a in deps]), 2).sum(-1)
             out = dict(zip(deps, self.vjp(deps, fn, lam)))
         for a, v in out.items(): L[a] = v if a not in L else L[a] + v
     lam, x, r = L[self.inp], self.env[self.inp], self.S[self.inp][2]
-    v = (lam * x).flatten(2).sum(-1) + const
-    rn = r[None] * lam.flatten(2).norm(dim=-1)
+    v = _rows(lam * x, 2).sum(-1) + const
+    rn = r[None] * _rows(lam, 2).norm(dim=-1)
     return v - rn - ROUND_UP * (v.abs() + const.abs() + rn)                  # float64 rounding, generously
 
 # %% ../nbs/02b_certify.ipynb #b1f09d9d
@@ -1582,14 +1598,19 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     """Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖). A program
     that moves samples off the first axis has its moved values' sets as boxes (`B.ids`), or, where its layouts cannot
     be followed, the global certificate (`B.glob`)."""
-    x = check_batch(x)
+    x = check_batch(x).contiguous()                   # a channels_last batch: the program's `view`s need rows
     check_measure_dtype(model_dtype(model))
     shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
     lL = lipschitz_log_bounds(model, shape)[0] if log_lipschitz is None else float(log_lipschitz)  # refuses as it does
     ep, x0 = export_program(model, shape, any_batch=True)
-    if log_lipschitz is not None: _scan(ep); _same_program(_unwrap(model), ep, x0)   # the program's checks (the rules'
-                                                                                      # came with the bound passed in)
+    if log_lipschitz is not None:        # the bound passed in: the program's checks and the rules' (every op has one,
+        ep2, x2 = export_program(model, shape)   # no product of input-dependent values, ...), a conv's norm not computed
+        _NORMS[0] = False
+        try:
+            with torch.no_grad(): _propagate(ep2, x2)
+        finally: _NORMS[0] = True
+        _same_program(_unwrap(model), ep, x0)
     dev, factors, rown = model_device(model), {}, {}
     cap = math.sqrt(2) * math.exp(lL) if lL < 700 else math.inf
     said = False
@@ -1650,7 +1671,8 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
         C, rel = z.shape[1], relax and _relaxable(B.g, B.dep) and not B.ids   # moved samples: intervals only
         cot, J = _cot(yy, C)
         d = (z.gather(1, yy[:, None]) - z).gather(1, J)                                   # (n, C − 1): z_y − z_j
-        d = d - ROUND_UP * (z.abs().gather(1, yy[:, None]) + z.abs().gather(1, J))          # float64 rounding
+        d = d - (ROUND_UP + rounding_allowance(model_dtype(model))) * (                  # float64 rounding; a
+            z.abs().gather(1, yy[:, None]) + z.abs().gather(1, J))                      # float32 model's own
         dmin = d.amin(1)
         def certified(r):
             """Per sample, a certified radius ≤ r: r where the relaxation proves the ball (min of d_j over it > 0),

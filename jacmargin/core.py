@@ -16,11 +16,11 @@ with warnings.catch_warnings():
     from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['HOST_READS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_capture', 'step_draw', 'DispatchCounter',
-           'one_hot', 'default_device', 'model_device', 'model_dtype', 'full_precision', 'reduced_precision',
-           'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError', 'PrecisionError',
-           'check_measure_dtype', 'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved',
-           'model_taps', 'record_taps', 'same_entries', 'progress_bar']
+__all__ = ['HOST_READS', 'ROUNDING_SPACINGS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_capture', 'step_draw',
+           'DispatchCounter', 'one_hot', 'default_device', 'model_device', 'model_dtype', 'full_precision',
+           'reduced_precision', 'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError',
+           'PrecisionError', 'check_measure_dtype', 'rounding_allowance', 'check_batch', 'check_model_input',
+           'warn_pixel_range', 'check_labels', 'preserved', 'model_taps', 'record_taps', 'same_entries', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -217,6 +217,18 @@ def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
                              "measurement is wrong in the second or third digit). Cast it, e.g. `model.float()` and "
                              "`x.float()`, or accept the error explicitly inside `jacmargin.core.reduced_precision()`.")
 
+
+# %% ../nbs/00_core.ipynb #c0e5a1d9
+ROUNDING_SPACINGS = 1024   # float spacings of the logits deducted from a certified score of a float32 model
+
+def rounding_allowance(dtype:torch.dtype) -> float:
+    """Relative allowance for a model's own rounding in a certified margin: 0 in float64 (the bounds' arithmetic),
+    else `ROUNDING_SPACINGS` float spacings of `dtype`. The certificates bound the model's function in exact arithmetic;
+    a float32 model evaluates it with rounding errors of the logits, and at a near tie those flip its class well inside
+    a radius of the exact function. Deducting this much per unit of logit size from the score covers the rounding of
+    the logits (checked on trained networks, whose float32 class changes lie within 2e-5 of the exact radius); it is an
+    allowance, not a proof of the float32 evaluation. Certify a float64 copy (`model.double()`) for an exact statement."""
+    return 0. if dtype == torch.float64 else ROUNDING_SPACINGS * torch.finfo(dtype).eps
 
 # %% ../nbs/00_core.ipynb #b32c6cbe
 def check_batch(x,              # what was passed as a batch

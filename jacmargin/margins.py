@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
-                            UserInputError, check_model_input, warn_pixel_range)
+                            UserInputError, check_model_input, warn_pixel_range, rounding_allowance)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
 from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, local_margin
 
@@ -425,9 +425,11 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     S2 = (s_x.max() if sup_set is None
           else torch.maximum(s_x.max(), _max_jacobian_norm(model, sup_set, output, batch_size)))
     c = 0.5 if output == 'probs' else 1.0                                  # ‖softmax Jacobian‖₂ ≤ ½
+    oc = o - rounding_allowance(model_dtype(model)) * (1 + 2 * logits.detach().abs().amax(1).to(o))   # a float32
+                                                        # model's rounding of its scores (bounds only; 0 in float64)
     res = dict(score=o, jacobian_norm=s_x, gamma2=torch.where(pos, o / (2 * S2), torch.zeros_like(o)))
     for name, lL in (('gamma3', lL2), ('gamma4', lLF)):                 # through logs: deep nets over/underflow
-        res[name] = _bound_from_logs(o, pos, math.log(2 * c) + lL, name, res)
+        res[name] = _bound_from_logs(oc, oc > 0, math.log(2 * c) + lL, name, res)
     for key, sh in (('gamma_local', False), ('gamma_local_sharp', True)):    # Thm 3 on the ball (02b_certify)
         if not local or (sh and not sharp): continue
         gl = local_margin(model, x, y, input_shape, log_lipschitz=lL2, sharp=sh).to(o.device)

@@ -566,7 +566,8 @@ def _is_tensor(rec, t:Tensor) -> bool:
     return same_entries(rec.node, rec.output_nr, t)           # a 1×1-conv head then `.flatten(1)`: the output
 
 def _classifier(model:nn.Module, name:str|None=None) -> tuple[str, nn.Linear]:
-    "The classifier layer: the named one, else the last nn.Linear of `model`."
+    """The classifier layer: the named one, else the last nn.Linear registered in `model` (the large-margin penalty
+    checks that it computes the logits; weight decay runs no forward and cannot: name it where it is not last)."""
     mods = dict(model.named_modules())
     if name is None:
         lins = [n for n, m in mods.items() if isinstance(m, nn.Linear)]
