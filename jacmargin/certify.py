@@ -280,6 +280,13 @@ def _r_softmax(ctx):
     _no_batch_dim(ctx.args[1], ctx.args[0].dim(), 'normalises')
     return [(x, _one(.5))]
 
+# %% ../nbs/02b_certify.ipynb #7a1c9e01
+@_rule('_log_softmax', "z − logsumexp(z)·1 over an axis of K entries: Jacobian I − 1pᵀ, ‖I‖₂ + ‖1‖₂‖p‖₂ ≤ 1 + √K")
+def _r_log_softmax(ctx):
+    x = _only_dep(ctx)
+    _no_batch_dim(ctx.args[1], ctx.args[0].dim(), 'normalises')
+    return [(x, _one(1 + math.sqrt(ctx.args[0].shape[ctx.args[1]])))]
+
 # %% ../nbs/02b_certify.ipynb #660ad100
 @_rule('amax amin', "|max a − max b| ≤ max |a − b| for each disjoint group: 1")
 def _r_amax(ctx):

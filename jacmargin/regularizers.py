@@ -624,6 +624,22 @@ def frobenius_penalty(model:nn.Module, classifier:str|None=None) -> Tensor:
     return _classifier(model, classifier)[1].weight.pow(2).sum()
 
 # %% ../nbs/05_regularizers.ipynb #39e782b4
+def _near_output(W:Tensor, logits:Tensor|None, depth:int=3) -> bool:
+    """Whether leaf weight `W` enters the logits' autograd graph within `depth` nodes of them (the layer that computes
+    them: addmm ← t ← W, a scaling or a reshape after it); True where nothing can be checked (no logits with a graph,
+    a computed weight)."""
+    if not (isinstance(logits, Tensor) and logits.grad_fn is not None and W.is_leaf and W.requires_grad): return True
+    front, seen = [logits.grad_fn], set()
+    for _ in range(depth):
+        nxt = []
+        for fn in front:
+            if fn is None or fn in seen: continue
+            seen.add(fn)
+            if getattr(fn, 'variable', None) is W: return True
+            nxt += [f for f, _ in fn.next_functions]
+        front = nxt
+    return any(getattr(fn, 'variable', None) is W for fn in front if fn is not None)
+
 class WeightDecay(Regularizer):
     """Σ_l ‖W_l‖_F² (no ½) over Linear/Conv weights ('all')
     or the classifier only ('classifier'); biases optional."""
@@ -635,6 +651,10 @@ class WeightDecay(Regularizer):
     def __call__(self, model, x=None, y=None, logits=None):
         mods = ([_classifier(model, self.classifier)[1]] if self.which == 'classifier'
                 else [m for m in model.modules() if isinstance(m, self._TYPES)])
+        if self.which == 'classifier' and self.classifier is None and not _near_output(mods[0].weight, logits):
+            raise UnsupportedModelError(
+                f"`{_classifier(model)[0]}`, the model's last nn.Linear in registration order (the default classifier), "
+                "does not compute the logits of this forward: pass `classifier=` the name of the nn.Linear that does.")
         if not mods: raise UnsupportedModelError(
             f"{type(model).__name__} has no nn.Linear / nn.Conv sub-module: weight decay here is Σ‖W‖_F² over those "
             "modules' weights (layers written with F.linear / F.conv2d, or a TorchScript module, have none). Use the "
