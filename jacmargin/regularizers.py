@@ -651,14 +651,14 @@ class WeightDecay(Regularizer):
     def __call__(self, model, x=None, y=None, logits=None):
         mods = ([_classifier(model, self.classifier)[1]] if self.which == 'classifier'
                 else [m for m in model.modules() if isinstance(m, self._TYPES)])
-        if self.which == 'classifier' and self.classifier is None and not _near_output(mods[0].weight, logits):
-            raise UnsupportedModelError(
-                f"`{_classifier(model)[0]}`, the model's last nn.Linear in registration order (the default classifier), "
-                "does not compute the logits of this forward: pass `classifier=` the name of the nn.Linear that does.")
         if not mods: raise UnsupportedModelError(
             f"{type(model).__name__} has no nn.Linear / nn.Conv sub-module: weight decay here is Σ‖W‖_F² over those "
             "modules' weights (layers written with F.linear / F.conv2d, or a TorchScript module, have none). Use the "
             "optimizer's weight_decay, or write the layers as modules.")
+        if self.which == 'classifier' and self.classifier is None and not _near_output(mods[0].weight, logits):
+            raise UnsupportedModelError(
+                f"`{_classifier(model)[0]}`, the model's last nn.Linear in registration order (the default classifier), "
+                "does not compute the logits of this forward: pass `classifier=` the name of the nn.Linear that does.")
         r = sum(m.weight.pow(2).sum() + (m.bias.pow(2).sum() if self.bias and m.bias is not None else 0) for m in mods)
         r = torch.as_tensor(r)
         self._last = {f'weight_sq/{self.which}': r.detach()}
