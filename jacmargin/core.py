@@ -19,8 +19,9 @@ with warnings.catch_warnings():
 __all__ = ['HOST_READS', 'ROUNDING_SPACINGS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_capture', 'step_draw',
            'DispatchCounter', 'one_hot', 'default_device', 'model_device', 'model_dtype', 'full_precision',
            'reduced_precision', 'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError',
-           'PrecisionError', 'check_measure_dtype', 'rounding_allowance', 'check_batch', 'check_model_input',
-           'warn_pixel_range', 'check_labels', 'preserved', 'model_taps', 'record_taps', 'same_entries', 'progress_bar']
+           'PrecisionError', 'check_measure_dtype', 'allowance_as', 'rounding_allowance', 'check_batch',
+           'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps', 'record_taps',
+           'same_entries', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -220,6 +221,14 @@ def check_measure_dtype(dtype:torch.dtype,  # dtype of the model or input
 
 # %% ../nbs/00_core.ipynb #c0e5a1d9
 ROUNDING_SPACINGS = 1024   # float spacings of the logits deducted from a certified score of a float32 model
+_ALLOWANCE_OF = contextvars.ContextVar('jacmargin_allowance_of', default=None)
+
+@contextlib.contextmanager
+def allowance_as(dtype:torch.dtype):
+    "Inside: `rounding_allowance` is `dtype`'s for every model (a float64 reference for a float32 result, compared)."
+    tok = _ALLOWANCE_OF.set(dtype)
+    try: yield
+    finally: _ALLOWANCE_OF.reset(tok)
 
 def rounding_allowance(dtype:torch.dtype) -> float:
     """Relative allowance for a model's own rounding in a certified margin: 0 in float64 (the bounds' arithmetic),
@@ -229,6 +238,7 @@ def rounding_allowance(dtype:torch.dtype) -> float:
     the logits (on the small tanh / ReLU / leaky-ReLU nets of an audit, the float32 class changes lay within 1.6e-5,
     relative, of the exact-arithmetic radius); it is an allowance, not a proof of the float32 evaluation. Certify a
     float64 copy (`model.double()`) for an exact statement."""
+    dtype = _ALLOWANCE_OF.get() or dtype
     return 0. if dtype == torch.float64 else ROUNDING_SPACINGS * torch.finfo(dtype).eps
 
 # %% ../nbs/00_core.ipynb #b32c6cbe

@@ -8,7 +8,7 @@ import copy, math
 import pandas as pd
 import torch
 from torch import nn, Tensor
-from .core import full_precision, UnsupportedModelError
+from .core import full_precision, UnsupportedModelError, allowance_as
 from .jacobian import jacobian, jacobian_frobenius_sq, jacobian_spectral_norm
 from .regularizers import regularizer_suite, penalty_and_grad
 from .margins import margin_lower_bounds, input_margin
@@ -96,7 +96,8 @@ def device_agreement(model:nn.Module,      # the model (copied, never changed)
         y = copy.deepcopy(model).double().eval()(x).argmax(1)        # labels it gets right: margins > 0
     rows = []
     for mode in (('eval', 'train') if _has_bn(model) else ('eval',)):
-        ref = _on(model, x, y, 'cpu', torch.float64, mode, seed)
+        with allowance_as(dtype): ref = _on(model, x, y, 'cpu', torch.float64, mode, seed)   # the bounds' rounding
+                                                           # allowance as the compared dtype's (the same deduction)
         dev = _on(model, x, y, device, dtype, mode, seed)
         for k, v in ref.items():                         # a refusal on both: NaN and its reason; on one only: inf
             d = dev.get(k, dev.get('margin bounds'))                # a refusal on the device: its message
