@@ -47,7 +47,7 @@ def _user_line(e:BaseException) -> str:
 
 # %% ../nbs/02b_certify.ipynb #5734a20d
 _KEEP = ('gelu', 'silu', 'hardswish', 'hardsigmoid', 'softplus', 'elu', 'leaky_relu', 'hardtanh', 'mish',
-         '_prelu_kernel',
+         '_prelu_kernel', 'celu', 'log_sigmoid_forward',
          'pixel_shuffle', 'pixel_unshuffle', 'roll', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d',
          'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'upsample_nearest1d', 'upsample_nearest2d',
          'upsample_nearest3d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_trilinear3d')
@@ -220,6 +220,17 @@ def _r_hsig(ctx): return [(_only_dep(ctx), _one(1 / 6))]
 def _r_hswish(ctx): return [(_only_dep(ctx), _one(1.5))]
 
 # %% ../nbs/02b_certify.ipynb #b2ea567b
+@_rule('celu', "celu(x, α) = max(0, x) + min(0, α(e^(x/α) − 1)), α > 0: slope 1 above 0, e^(x/α) ≤ 1 below: 1")
+def _r_celu(ctx):
+    al = float(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('alpha', 1.))
+    if not al > 0: raise _Refuse(f"celu with α = {al:g}: its negative branch α(e^(x/α) − 1) has no Lipschitz bound "
+                                 "unless α > 0")
+    return [(_only_dep(ctx), _one(1.))]
+
+@_rule('log_sigmoid_forward', "log σ(x) (F.logsigmoid; its second result is a buffer the model cannot use): slope "
+       "σ(−x) ∈ (0, 1): 1")
+def _r_logsig(ctx): return [(_only_dep(ctx), _one(1.))]
+
 @_rule('leaky_relu', "slopes 1 and the negative slope a: max(1, |a|)")
 def _r_leaky(ctx):
     a = ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('negative_slope', .01)
@@ -294,6 +305,30 @@ def _r_amax(ctx):
     _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), ctx.args[0].dim(), 'reduces')
     return [(x, _one(1.))]
 
+@_rule('sort topk', "the values sorted along a non-batch axis (topk: the first k of them): ‖sort a − sort b‖₂ ≤ "
+       "‖a − b‖₂ (rearrangement inequality), a part of them no more: 1; the indices are integers, refused where used")
+def _r_sort(ctx):
+    x, nd = _only_dep(ctx), ctx.args[0].dim()
+    if ctx.name == 'topk': dim = ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dim', -1)
+    else: dim = ctx.args[1] if len(ctx.args) > 1 and isinstance(ctx.args[1], int) else ctx.kwargs.get('dim', -1)
+    _no_batch_dim(dim, nd, 'sorts')
+    return [(x, _one(1.))]
+
+@_rule('maximum minimum fmax fmin', "entrywise max / min of two operands: |max(a, b) − max(a′, b′)| ≤ "
+       "max(|a − a′|, |b − b′|), so ‖Δ‖² ≤ ‖Δa‖² + ‖Δb‖²: √(L_a² + L_b²), √(copies) for a broadcast operand (a constant "
+       "one: 1)")
+def _r_maximum(ctx): return [(a, _one(_bmult(ctx.val(a), ctx.out))) for _, a in _dep_args(ctx)]
+
+@_rule('max min', "torch.max / min along a non-batch axis, (values, indices): the values as amax, 1; the indices are "
+       "integers, refused where the program uses them")
+def _r_maxdim(ctx):
+    if len(ctx.args) > 1 and isinstance(ctx.args[1], Tensor): return _r_maximum(ctx)     # max(a, b): entrywise
+    x = _only_dep(ctx)
+    if len(ctx.args) < 2 and 'dim' not in ctx.kwargs:
+        raise _Refuse("it reduces over every axis, the batch's too, so one sample's output depends on others")
+    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs['dim'], ctx.args[0].dim(), 'reduces')
+    return [(x, _one(1.))]
+
 # %% ../nbs/02b_certify.ipynb #2affe18e
 @_rule('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze', "a copy or reshape of the entries: 1")
 def _r_same(ctx): return [(_only_dep(ctx), _one(1.))]
@@ -306,12 +341,8 @@ def _r_split(ctx):
     return [(_only_dep(ctx), _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #0f1bfe86
-@_rule('permute', "a permutation of the entries: 1 (where the samples go is tracked by the layout)")
+@_rule('permute transpose', "a permutation of the entries: 1 (where the samples go is tracked by the layout)")
 def _r_perm(ctx): return [(_only_dep(ctx), _one(1.))]
-
-# %% ../nbs/02b_certify.ipynb #5415d871
-@_rule('transpose', "a permutation of the entries: 1 (where the samples go is tracked by the layout)")
-def _r_transpose(ctx): return [(_only_dep(ctx), _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #62347dce
 @_rule('_to_copy', "an exact copy when the target is a floating dtype at least as precise (or the round trip back "
@@ -357,7 +388,7 @@ _NONNEG = ('slice select index index_select gather expand repeat as_strided flip
            'constant_pad_nd reflection_pad1d reflection_pad2d reflection_pad3d replication_pad1d replication_pad2d '
            'replication_pad3d upsample_nearest1d upsample_nearest2d upsample_nearest3d upsample_bilinear2d '
            'upsample_linear1d upsample_trilinear3d avg_pool1d avg_pool2d avg_pool3d _adaptive_avg_pool2d '
-           '_adaptive_avg_pool3d mean sum')
+           '_adaptive_avg_pool3d mean sum cumsum unfold')
 
 # %% ../nbs/02b_certify.ipynb #c2c61e2d
 @_rule(_NONNEG, "a linear map with entries ≥ 0 (a selection, repetition or padding of entries, an average or a sum, "
@@ -371,6 +402,8 @@ def _r_nonneg(ctx):
         dv = ctx.args[6] if len(ctx.args) > 6 else ctx.kwargs.get('divisor_override')
         if dv is not None and not dv > 0: raise _Refuse(f"divisor_override={dv} is not > 0: its weights are not ≥ 0")
     if t in ('flip',): _no_batch_dim(ctx.args[1], v.dim(), 'reverses')
+    if t == 'cumsum': _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs['dim'], v.dim(), 'sums')
+    if t == 'unfold': _no_batch_dim(ctx.args[1], v.dim(), 'takes windows')
     if t == 'roll': _no_batch_dim(ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dims'), v.dim(), 'rolls')
     if t in ('index_select', 'gather', 'slice', 'select'):
         d = int(ctx.args[1]) % v.dim() if len(ctx.args) > 1 else 0
@@ -491,7 +524,8 @@ def _mat_norms(w:Tensor, rows_per_sample:float) -> np.ndarray:
     return _one(s, f) * (1 + ROUND_UP)
 
 # %% ../nbs/02b_certify.ipynb #ddf63861
-_RSS = {'where', 'cat', 'stack', 'slice_scatter', 'select_scatter', 'index_put', 'copy'}
+_RSS = {'where', 'cat', 'stack', 'slice_scatter', 'select_scatter', 'index_put', 'copy', 'maximum', 'minimum', 'fmax',
+        'fmin'}
 
 # %% ../nbs/02b_certify.ipynb #99f099de
 def _bn_scale(ctx, bn) -> Tensor:
@@ -677,9 +711,10 @@ _GATHER = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsq
               'split_with_sizes unbind cat stack slice select index index_select gather expand repeat flip roll '
               'pixel_shuffle pixel_unshuffle constant_pad_nd reflection_pad1d reflection_pad2d reflection_pad3d '
               'replication_pad1d replication_pad2d replication_pad3d upsample_nearest1d upsample_nearest2d '
-              'upsample_nearest3d slice_scatter select_scatter index_put copy where'.split())
+              'upsample_nearest3d slice_scatter select_scatter index_put copy where unfold'.split())
 _ENTRYWISE = set('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus sigmoid hardsigmoid hardswish leaky_relu '
-                 'elu gelu silu mish _prelu_kernel add sub rsub mul div _to_copy '
+                 'elu gelu silu mish _prelu_kernel add sub rsub mul div _to_copy maximum minimum fmax fmin celu '
+                 'log_sigmoid_forward '
                  '_native_batch_norm_legit_no_training'.split())
 
 def _strided_like(s:Tensor, v:Tensor) -> Tensor:
@@ -926,11 +961,11 @@ def _certify(model:nn.Module, input_shape, fold:bool=True) -> tuple:
     _same_program(_unwrap(model), ep, x)
     return out
 
-def _close(a:Tensor, b:Tensor) -> bool:
-    "a ≈ b to 1000 float spacings of b's dtype, relative to b's largest entry (both finite)."
+def _close(a:Tensor, b:Tensor, scale:float|None=None) -> bool:
+    "a ≈ b to 1000 float spacings of b's dtype, relative to `scale` (default: b's largest entry; both finite)."
     eps = torch.finfo(b.dtype).eps if b.is_floating_point() else 0.
-    return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e3 * eps,
-                                                 atol=1e3 * eps * float(b.abs().max()))
+    scale = float(b.abs().max()) if scale is None else scale
+    return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e3 * eps, atol=1e3 * eps * scale)
 
 def _same_program(model:nn.Module, ep, x:Tensor):
     """Refuse a model whose forward is not the program bounded: one that computes other values than the program
@@ -961,9 +996,7 @@ def _same_program(model:nn.Module, ep, x:Tensor):
             with torch.no_grad(): pairs = [(model(x3[i:i + 1]), r[None]) for i, r in enumerate(model(x3))]
         except Exception: pairs = []
     finally: _restore(model, state)
-    eps = torch.finfo(two.dtype).eps if two.is_floating_point() else 0.
-    same = lambda a, b: (isinstance(a, Tensor) and a.shape == b.shape and torch.allclose(
-        a.double(), b.double(), rtol=1e3 * eps, atol=1e3 * eps * float(two.abs().max())))
+    same = lambda a, b: isinstance(a, Tensor) and _close(a, b, float(two.abs().max()))   # the batch's logit size
     if same(one, two[:1]) and all(same(a, b) for a, b in pairs): return
     raise UnsupportedModelError(
         f"certified bound: {type(model).__name__} gives a sample alone another output than the same sample in a "
@@ -1017,8 +1050,13 @@ def norm_product(model:nn.Module, input_shape, kind:str='spectral', norms:pd.Dat
 _ISO = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose _to_copy split '
            'split_with_sizes unbind slice select'.split())     # a reshape or a part of the entries: ‖·‖ does not grow
 _LIN = set(_NONNEG.split()) | set('cat stack where slice_scatter select_scatter index_put copy'.split()) | _ISO
-_MONO = set('relu leaky_relu hardtanh clamp clamp_min clamp_max sigmoid tanh softplus'.split())   # nondecreasing
-_MAXES = {'max_pool2d_with_indices', 'amax', 'amin'}
+_MONO = set('relu leaky_relu hardtanh clamp clamp_min clamp_max sigmoid tanh softplus celu log_sigmoid_forward'.split())
+_MAXES = {'max_pool2d_with_indices', 'amax', 'amin', 'max', 'min'}
+_PAIR = {'maximum', 'minimum', 'fmax', 'fmin'}
+
+def _pairwise(n, name:str) -> bool:
+    "Whether node n is an entrywise max / min of two tensors (torch.maximum, or torch.max(a, b))."
+    return name in _PAIR or name in ('max', 'min') and len(n.args) > 1 and isinstance(n.args[1], torch.fx.Node)
 _WEIGHTED = {'convolution', 'mm', 'addmm', 'bmm', 'mul', 'div', '_native_batch_norm_legit_no_training'}
 _ELEM = {'gelu', 'silu', 'mish', 'hardswish', 'hardsigmoid', 'elu', '_prelu_kernel', 'abs', 'neg'}
 _MULTI = {'split', 'split_with_sizes', 'unbind'}
@@ -1029,7 +1067,7 @@ def _bc(v:Tensor, like:Tensor) -> Tensor:
 
 def _nrm(m:Tensor, r:Tensor, lead:int) -> Tensor:
     "‖|m| + r‖₂ over all but the first `lead` axes: the largest norm of a vector of the box m ± r."
-    return (m.abs() + r).reshape(*m.shape[:lead], -1).norm(dim=-1)     # (B,) values: one entry each
+    return _rows(m.abs() + r, lead).norm(dim=-1)     # (B,) values: one entry each
 
 def _local_kind(op:str) -> str:
     "The local rule of an op (the certified local margin), in a few words."
@@ -1037,7 +1075,7 @@ def _local_kind(op:str) -> str:
     if op in ('add', 'sub', 'rsub'): return "sets added; gradients passed on"
     if op in _LIN: return "its linear part (≥ 0) on the box; gradients by its vjp"
     if op in _MONO: return "nondecreasing: the box's ends; derivative's range over the box"
-    if op in _MAXES: return "the box's ends; a gradient to the provable winner, else [0, 1] to each candidate"
+    if op in _MAXES or op in _PAIR: return "the box's ends; a gradient to the provable winner, else [0, 1] to each candidate"
     if op in ('abs', 'neg'): return "exact on the box; derivative's sign where known"
     if op in _ELEM: return "|f(a) − f(b)| ≤ c|a − b| entrywise; derivative in [−c, c]"
     return "its global rule at that node (a ball)"
@@ -1228,6 +1266,11 @@ def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
             rho = T.norm(dim=0) if name in _RSS else T.sum(0)
         if isinstance(mid, (tuple, list)): return [(u, (p - q).clamp_min(0), rho) for u, p, q in zip(mid, r1, r0)]
         return mid, (r1 - r0).clamp_min(0), rho
+    if _pairwise(n, name):                        # nondecreasing in both operands: the ends
+        (la, ha), (lb, hb) = [self.box(S[a]) if a in deps else (self.env[a],) * 2 for a in n.args[:2]]
+        f = torch.minimum if name in ('minimum', 'fmin', 'min') else torch.maximum
+        flo, fhi = f(la, lb), f(ha, hb)
+        return (flo + fhi) / 2, (fhi - flo).clamp_min(0) / 2, torch.zeros_like(S[deps[0]][2])
     neg_slope = name == 'leaky_relu' and float(n.args[1] if len(n.args) > 1 else .01) < 0
     if (name in _MONO or name in _MAXES) and not neg_slope:          # nondecreasing in every entry: the ends
         a = deps[0]
@@ -1235,7 +1278,7 @@ def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
         flo, fhi = self.call(n, {a: lo}), self.call(n, {a: hi})
         flo, fhi = (flo[0], fhi[0]) if isinstance(flo, (tuple, list)) else (flo, fhi)
         out = ((flo + fhi) / 2, (fhi - flo).clamp_min(0) / 2, torch.zeros_like(S[a][2]))
-        return [out, None] if name == 'max_pool2d_with_indices' else out
+        return [out, None] if isinstance(self.env[n], (tuple, list)) else out     # (values, indices or a buffer)
     if name in _ELEM:
         a = deps[0]
         m, rad, rho = S[a]
@@ -1343,7 +1386,9 @@ def through_cuts(self:_Ball, d:Tensor) -> Tensor:
 def vjp(self:_Ball, deps:list, fn, cot):
     "cotᵀ A for the op's linear map in each input-dependent argument, batched over the cotangents' leading axis."
     _, vf = torch.func.vjp(fn, *[self.env[a] for a in deps])
-    return torch.func.vmap(vf)(cot)
+    with warnings.catch_warnings():               # vmap runs an op without a batching rule (unfold's vjp) in a loop
+        warnings.filterwarnings('ignore', message='There is a performance drop')
+        return torch.func.vmap(vf)(cot)
 
 @patch
 def bwd_ball(self:_Ball, n, deps:list, s:Tensor) -> dict:
@@ -1408,6 +1453,7 @@ def bwd_node(self:_Ball, n, t) -> dict:
             lo, hi = P.amin(0), P.amax(0)
         return {a: ((lo + hi) / 2, (hi - lo) / 2,
                     gp * _rows(torch.maximum(dl.abs(), du.abs())).amax(1) if ball else gp)}
+    if _pairwise(n, name): return self.bwd_pair(n, name, deps, gm, gr, gp)
     if name in _MAXES and self.max_local(n, name): return self.bwd_max(n, name, deps[0], gm, gr, gp)
     return self.bwd_ball(n, deps, self.per_sample(self.ids.get(n), gm.abs() + gr, 1) + gp)
 
@@ -1439,8 +1485,29 @@ def slopes(self:_Ball, n, name:str, a) -> tuple:
         d = lambda t: torch.where(beta * t > th, one, torch.sigmoid(beta * t))
         return d(lo), d(hi)
     if name == 'abs': return torch.where(lo > 0, one, -one), torch.where(hi < 0, -one, one)
+    if name == 'celu':                                               # f' = 1 above 0, e^(t/α) ≤ 1 below: rising
+        al = float(arg(1, 'alpha', 1.))
+        d = lambda t: torch.where(t > 0, one, torch.exp(t.clamp_max(0) / al))
+        return d(lo), d(hi)
+    if name == 'log_sigmoid_forward': return torch.sigmoid(-hi), torch.sigmoid(-lo)   # f' = σ(−t): falling
     c = self.gfac(n)[a.name]                                         # any other: |f'| ≤ its global constant
     return -c * one, c * one
+
+@patch
+def bwd_pair(self:_Ball, n, name:str, deps:list, gm:Tensor, gr:Tensor, gp:Tensor) -> dict:
+    """Cotangents through an entrywise max (min) of a and b: each entry's generalized gradient is (s, 1 − s), s = 1 where
+    a provably wins over the boxes, 0 where b does, s ∈ [0, 1] where either may; a broadcast operand sums its copies."""
+    (la, ha), (lb, hb) = [self.box(self.S[a]) if a in deps else (self.env[a],) * 2 for a in n.args[:2]]
+    mx = name not in ('minimum', 'fmin', 'min')
+    s_lo, s_hi = ((la > hb) if mx else (ha < lb)).double(), ((ha >= lb) if mx else (la <= hb)).double()
+    u, v = gm - gr, gm + gr
+    out = {}
+    for a, (dl, du) in zip(n.args[:2], ((s_lo, s_hi), (1 - s_hi, 1 - s_lo))):
+        if a not in deps: continue
+        lo, hi = torch.where(u >= 0, dl * u, du * u), torch.where(v >= 0, du * v, dl * v)   # slopes in [dl, du] ⊆ [0, 1]
+        lo, hi = (t.sum_to_size(gm.shape[0], *self.env[a].shape) for t in (lo, hi))
+        out[a] = ((lo + hi) / 2, (hi - lo) / 2, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)
+    return out
 
 @patch
 def max_local(self:_Ball, n, name:str) -> bool:
@@ -1498,7 +1565,7 @@ def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict
         dims = n.args[1] if len(n.args) > 1 else n.kwargs.get('dim', [])
         dims = [int(i) % nd for i in (dims if isinstance(dims, (list, tuple)) else [dims])] or list(range(1, nd))
         keep = bool(n.args[2] if len(n.args) > 2 else n.kwargs.get('keepdim', False))
-        cand = hi >= lo.amax(dims, keepdim=True) if name == 'amax' else lo <= hi.amin(dims, keepdim=True)
+        cand = hi >= lo.amax(dims, keepdim=True) if name in ('amax', 'max') else lo <= hi.amin(dims, keepdim=True)
         stable = cand.sum(dims, keepdim=True) == 1
         if not keep:
             for i in sorted(dims): gm, gr = gm.unsqueeze(i + 1), gr.unsqueeze(i + 1)

@@ -5,7 +5,7 @@
 # %% ../nbs/15_runs.ipynb #908a60bd
 from __future__ import annotations
 import copy, functools, json, os, statistics, time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 import numpy as np
@@ -26,9 +26,9 @@ from .measures import jacobian_stats, compute_measures, pac_bayes_curve
 from .margins import score, margin_lower_bounds, input_margin
 
 # %% auto #0
-__all__ = ['LOSSES', 'STATS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset', 'generated_dataset', 'run_data', 'run_model',
-           'run_loss', 'run_regularizers', 'batch_transforms', 'MappedLoader', 'batch_loader', 'StopAtLoss', 'run',
-           'run_from_config', 'migrate_cache', 'train_step', 'step_times']
+__all__ = ['LOSSES', 'MARGINS_REV', 'STATS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset', 'generated_dataset',
+           'run_data', 'run_model', 'run_loss', 'run_regularizers', 'batch_transforms', 'MappedLoader', 'batch_loader',
+           'StopAtLoss', 'run', 'run_from_config', 'migrate_cache', 'train_step', 'step_times']
 
 # %% ../nbs/15_runs.ipynb #6ec57fae
 @dataclass(frozen=True)
@@ -62,6 +62,9 @@ class Run:
     # ((option, value), ...) for `compute_measures`; 'pac_alphas' adds the PAC-Bayes curve
     measure_kw: tuple = ()
     seed: int = 0
+    # the margin statistics' certificate revision, a cache key only: 0 for the results cached before the float32
+    # rounding allowance (2026-11-29), `MARGINS_REV` to compute them anew (`certificate_rev` in the record: what did)
+    margins_rev: int = field(default=0, metadata={'added': True})
 
 # %% ../nbs/15_runs.ipynb #ee312855
 def reg_spec(name:str,      # a key of `REGULARIZERS`
@@ -331,6 +334,8 @@ def _flips_exactly(model, x:torch.Tensor, y:torch.Tensor) -> torch.Tensor:
     m = copy.deepcopy(model).to('cpu', torch.float64).eval()
     with torch.no_grad(): return (m(x.detach().to('cpu', torch.float64)).argmax(1) != y.cpu()).to(y.device)
 
+MARGINS_REV = 1   # 1: γ3, γ4 and γ_local of a non-float64 model deduct `core.rounding_allowance` (2026-11-29)
+
 def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False, sharp:bool=False) -> dict:
     """Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) (≤ γ_local, and its `sharp`
     certificate) and the attack distance."""
@@ -348,8 +353,8 @@ def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False, sharp:bool=F
     finally: model.train(was)
     ok = (s <= 0) | ((g4 <= g3) & (g3 <= gl) & (g3 <= gs) & ~above)
     med = lambda t: float(t.float().median())
-    return {'train_score_median': med(s), 'train_gamma3_median': med(g3), 'train_gamma4_median': med(g4),
-            **({'train_local_median': med(gl)} if local else {}), **({'train_sharp_median': med(gs)} if sharp else {}),
+    return {'certificate_rev': MARGINS_REV, 'train_score_median': med(s), 'train_gamma3_median': med(g3),
+            'train_gamma4_median': med(g4), **({'train_local_median': med(gl)} if local else {}), **({'train_sharp_median': med(gs)} if sharp else {}),
             'train_attack_median': med(dist), 'train_bounds_hold': float(ok.float().mean())}
 
 STATS = {'accuracy': _accuracy, 'jacobian': _jacobian, 'score': _score, 'measures': _measures,

@@ -19,7 +19,7 @@ from ..learner import PAPER_LR_SEQUENCES
 from ..regularizers import JacobianRegularizer, PerLayerJacobianRegularizer
 from ..experiment import (run_protocol, run_grid, results_frame, summarize, compare_table, pick_scale,
                                   write_results)
-from ..runs import Run, run, reg_spec, train_step, step_times
+from ..runs import Run, run, reg_spec, train_step, step_times, MARGINS_REV
 
 # %% auto #0
 __all__ = ['TABLE2_PAPER', 'TABLE2_SMOKE', 'TABLE2_CPU', 'TABLE2_PUBLISHED', 'TABLE2_LARED', 'TABLE2_LARED_SMOKE',
@@ -132,7 +132,8 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     cfgs = []
     tests, chosen = _table2_protocol(cfg, fn, cache, jobs, progress, cfgs)   # cached once Table II has run
     stats = ('accuracy', 'sharp_margins' if sharp else 'local_margins')
-    recs = run_grid(fn, [replace(c, stats=stats, n_stats=n_stats) for c in cfgs], cache, jobs, progress=progress)
+    recs = run_grid(fn, [replace(c, stats=stats, n_stats=n_stats, margins_rev=MARGINS_REV) for c in cfgs], cache, jobs,
+                    progress=progress)
     df = results_frame(recs).assign(acc_table2=[r['result']['acc'] for r in tests])
     df['local_over_gamma3'] = df.train_local_median / df.train_gamma3_median
     df['local_over_attack'] = df.train_local_median / df.train_attack_median

@@ -16,7 +16,7 @@ from ..data import UserInputError
 from ..measures import MEASURES
 from ..experiment import (ResultCache, run_grid, results_frame, pick_scale, write_results, save_csv,
                                   markdown_table, save_figure)
-from ..runs import Run, run, reg_spec
+from ..runs import Run, run, reg_spec, MARGINS_REV
 
 # %% auto #0
 __all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_CPU_MARGINS', 'ZOO_LOCAL', 'ZOO_CPU_V1', 'ZOO_SMOKE', 'ZOO_PAPER',
@@ -49,6 +49,7 @@ class Zoo:
     paired: tuple = ()               # two-valued axes of which each point of the other axes keeps 2 settings (below)
     strata: tuple = ('family', 'n_train')   # the pairs cycle within each combination of these axes
     local: bool = False              # also the certified local margin γ_local at the `n_margin` points
+    margins_rev: int = 0             # `Run.margins_rev` of its runs: 0, the grids as cached; `MARGINS_REV`: anew
 
 def zoo_points(cfg:Zoo) -> list[dict]:
     "Every point of the grid (a dict axis → value; of its `paired` fraction), times the seeds."
@@ -99,7 +100,7 @@ def zoo_config(cfg:Zoo, point:dict) -> Run:
                model=model, model_kw=kw, regs=regs, lr_pairs=_lr_pairs(cfg, p['lr'], p['n_train'], p['batch_size']),
                batch_size=p['batch_size'], weight_decay=p['weight_decay'], target_loss=cfg.target_loss,
                stats=('accuracy', 'measures', 'local_margins' if cfg.local else 'margins'), n_stats=cfg.n_margin, measures=ZOO_MEASURES,
-               measure_kw=cfg.measure_kw, seed=p['seed'])
+               measure_kw=cfg.measure_kw, seed=p['seed'], margins_rev=cfg.margins_rev)
 
 # %% ../../nbs/24_zoo.ipynb #95c7fe4d
 ZOO_MEASURES = tuple(k for k in MEASURES if k not in ('pac_bayes_kl_se', 'gamma_local'))   # pac SE: with the KL
@@ -235,10 +236,11 @@ ZOO_CPU_MARGINS = replace(ZOO_CPU, local=False)   # the same grid as first measu
 ZOO_LOCAL = replace(ZOO_CPU, paired=('lr', 'batch_size', 'weight_decay'), name='zoo-local')   # 96 of them
 ZOO_CPU_V1 = Zoo(measure_kw=_CPU_KW)   # the first CPU grid (label noise, constant rate, 200 epochs): --scale cpu-v1
 ZOO_SMOKE = Zoo(axes=(('width', ('narrow', 'wide')), ('jr', (0., 1.))), n_test=500, max_epochs=3, n_margin=10,
-                measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),))
+                measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),), margins_rev=MARGINS_REV)
 ZOO_PAPER = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), ('width', ('narrow', 'wide')),
                       ('lr', (0.005, 0.01, 0.05)), ('batch_size', (32, 64, 128)), ('weight_decay', (0., 1e-4, 5e-4)),
-                      ('jr', (0., 1., 10.)), ('n_train', (1000, 4000, 16000)), ('label_noise', (0., 0.1, 0.2))))
+                      ('jr', (0., 1., 10.)), ('n_train', (1000, 4000, 16000)), ('label_noise', (0., 0.1, 0.2))),
+                margins_rev=MARGINS_REV)
 
 # %% ../../nbs/24_zoo.ipynb #948159ea
 def zoo(cfg:Zoo|None=None, scale:str='smoke', out='results', jobs:int=1, device=None, seeds:int|None=None,
