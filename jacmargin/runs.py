@@ -24,6 +24,7 @@ from .regularizers import (REGULARIZERS, make_regularizer, cross_entropy, multic
                                     regularized_forward, penalty)
 from .measures import jacobian_stats, compute_measures, pac_bayes_curve
 from .margins import score, margin_lower_bounds, input_margin
+from .experiment import added
 
 # %% auto #0
 __all__ = ['LOSSES', 'MARGINS_REV', 'STATS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset', 'generated_dataset',
@@ -64,7 +65,7 @@ class Run:
     seed: int = 0
     # the margin statistics' certificate revision, a cache key only: 0 for the results cached before the float32
     # rounding allowance (2026-11-29), `MARGINS_REV` to compute them anew (`certificate_rev` in the record: what did)
-    margins_rev: int = field(default=0, metadata={'added': True})
+    margins_rev: int = added(0)
 
 # %% ../nbs/15_runs.ipynb #ee312855
 def reg_spec(name:str,      # a key of `REGULARIZERS`
@@ -354,7 +355,8 @@ def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False, sharp:bool=F
     ok = (s <= 0) | ((g4 <= g3) & (g3 <= gl) & (g3 <= gs) & ~above)
     med = lambda t: float(t.float().median())
     return {'certificate_rev': MARGINS_REV, 'train_score_median': med(s), 'train_gamma3_median': med(g3),
-            'train_gamma4_median': med(g4), **({'train_local_median': med(gl)} if local else {}), **({'train_sharp_median': med(gs)} if sharp else {}),
+            'train_gamma4_median': med(g4), **({'train_local_median': med(gl)} if local else {}),
+            **({'train_sharp_median': med(gs)} if sharp else {}),
             'train_attack_median': med(dist), 'train_bounds_hold': float(ok.float().mean())}
 
 STATS = {'accuracy': _accuracy, 'jacobian': _jacobian, 'score': _score, 'measures': _measures,
