@@ -5,7 +5,7 @@
 # %% ../nbs/15_runs.ipynb #908a60bd
 from __future__ import annotations
 import copy, functools, json, os, statistics, time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 import numpy as np
