@@ -47,7 +47,7 @@ def _user_line(e:BaseException) -> str:
 
 # %% ../nbs/02b_certify.ipynb #5734a20d
 _KEEP = ('gelu', 'silu', 'hardswish', 'hardsigmoid', 'softplus', 'elu', 'leaky_relu', 'hardtanh', 'mish',
-         '_prelu_kernel', 'celu', 'log_sigmoid_forward',
+         '_prelu_kernel', 'celu', 'log_sigmoid_forward', 'logsumexp',
          'pixel_shuffle', 'pixel_unshuffle', 'roll', 'reflection_pad1d', 'reflection_pad2d', 'reflection_pad3d',
          'replication_pad1d', 'replication_pad2d', 'replication_pad3d', 'upsample_nearest1d', 'upsample_nearest2d',
          'upsample_nearest3d', 'upsample_bilinear2d', 'upsample_linear1d', 'upsample_trilinear3d')
@@ -183,12 +183,21 @@ def _dims_of(v, nd:int) -> list:
     return [int(i) % nd for i in (v if isinstance(v, (list, tuple)) else [v])]
 
 # %% ../nbs/02b_certify.ipynb #1c604219
-def _no_batch_dim(dims, nd:int, what:str):
-    if 0 in _dims_of(dims, nd):
+def _holds_samples(S, d:int, nd:int) -> bool:
+    """Whether axis d holds the samples: axis 0, or, where the layout S (entry → sample id, 0 for none) of an nd-axis
+    value is known, an axis along which entries of two samples lie (a time-major loop moves them to axis 1)."""
+    if not isinstance(S, Tensor) or S.dim() != nd: return d == 0
+    some = torch.where(S > 0, S, torch.full_like(S, math.inf))          # entries of no sample left out
+    return bool((S.amax(d) > some.amin(d)).any())
+
+def _no_batch_dim(dims, nd:int, what:str, S=None):
+    "Refuse an op along an axis that holds the samples (axis 0, or where the layout S puts them)."
+    if any(_holds_samples(S, d, nd) for d in _dims_of(dims, nd)):
         raise _Refuse(f"it {what} along the batch axis, so one sample's output depends on others")
 
 # %% ../nbs/02b_certify.ipynb #608d3540
-@_rule('relu tanh hardtanh clamp clamp_min clamp_max abs neg', "1-Lipschitz: |f'| ≤ 1 (clamps, |·|, tanh)")
+@_rule('relu tanh hardtanh clamp clamp_min clamp_max abs neg atan sin cos',
+       "1-Lipschitz: |f'| ≤ 1 (clamps, |·|, tanh; atan' = 1/(1 + x²); sin' = cos, cos' = −sin)")
 def _r_one(ctx): return [(_only_dep(ctx), _one(1.))]
 
 @_rule('softplus', "1-Lipschitz: σ(βx) ≤ 1; torch returns x above βx = t, a jump of log(1 + e^(−t))/β there, "
@@ -210,6 +219,9 @@ def _r_softplus(ctx):
 # %% ../nbs/02b_certify.ipynb #7a582fe5
 @_rule('sigmoid', "σ' = σ(1 − σ) ≤ 1/4")
 def _r_sigmoid(ctx): return [(_only_dep(ctx), _one(.25))]
+
+@_rule('erf', "erf' = (2/√π) e^(−x²) ≤ 2/√π ≈ 1.128")
+def _r_erf(ctx): return [(_only_dep(ctx), _one(2 / math.sqrt(math.pi)))]
 
 # %% ../nbs/02b_certify.ipynb #6b6a835d
 @_rule('hardsigmoid', "slope 1/6 on [−3, 3], 0 elsewhere")
@@ -302,7 +314,16 @@ def _r_log_softmax(ctx):
 @_rule('amax amin', "|max a − max b| ≤ max |a − b| for each disjoint group: 1")
 def _r_amax(ctx):
     x = _only_dep(ctx)
-    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), ctx.args[0].dim(), 'reduces')
+    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), ctx.args[0].dim(), 'reduces',
+                  ctx.layout(x))
+    return [(x, _one(1.))]
+
+@_rule('logsumexp', "log Σ e^(z_i) over non-batch axes: each output's gradient is p = softmax(z) of its own group, "
+       "‖p‖₂ ≤ ‖p‖₁ = 1, the groups disjoint: 1")
+def _r_logsumexp(ctx):
+    x = _only_dep(ctx)
+    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), ctx.args[0].dim(), 'reduces',
+                  ctx.layout(x))
     return [(x, _one(1.))]
 
 @_rule('sort topk', "the values sorted along a non-batch axis (topk: the first k of them): ‖sort a − sort b‖₂ ≤ "
@@ -326,7 +347,7 @@ def _r_maxdim(ctx):
     x = _only_dep(ctx)
     if len(ctx.args) < 2 and 'dim' not in ctx.kwargs:
         raise _Refuse("it reduces over every axis, the batch's too, so one sample's output depends on others")
-    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs['dim'], ctx.args[0].dim(), 'reduces')
+    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs['dim'], ctx.args[0].dim(), 'reduces', ctx.layout(x))
     return [(x, _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #2affe18e
@@ -336,9 +357,10 @@ def _r_same(ctx): return [(_only_dep(ctx), _one(1.))]
 # %% ../nbs/02b_certify.ipynb #7154dd40
 @_rule('split split_with_sizes unbind', "each piece is a part of the entries, each at most once: 1")
 def _r_split(ctx):
+    x = _only_dep(ctx)
     _no_batch_dim(ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dim', 0) if ctx.name != 'unbind'
-                  else (ctx.args[1] if len(ctx.args) > 1 else 0), ctx.args[0].dim(), 'splits')
-    return [(_only_dep(ctx), _one(1.))]
+                  else (ctx.args[1] if len(ctx.args) > 1 else 0), ctx.args[0].dim(), 'splits', ctx.layout(x))
+    return [(x, _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #0f1bfe86
 @_rule('permute transpose', "a permutation of the entries: 1 (where the samples go is tracked by the layout)")
@@ -395,20 +417,20 @@ _NONNEG = ('slice select index index_select gather expand repeat as_strided flip
        "an interpolation with convex weights): ‖A‖₂ ≤ √(‖A1‖∞ ‖Aᵀ1‖∞) (Schur test), both computed by the op itself")
 def _r_nonneg(ctx):
     x = _only_dep(ctx)
-    t, v = ctx.name, ctx.args[0]
+    t, v, lay = ctx.name, ctx.args[0], ctx.layout(x)                   # lay: where x's samples are, if known
     if t in ('mean', 'sum'):
-        _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), v.dim(), 'reduces')
+        _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), v.dim(), 'reduces', lay)
     if t in ('avg_pool2d', 'avg_pool3d'):
         dv = ctx.args[6] if len(ctx.args) > 6 else ctx.kwargs.get('divisor_override')
         if dv is not None and not dv > 0: raise _Refuse(f"divisor_override={dv} is not > 0: its weights are not ≥ 0")
-    if t in ('flip',): _no_batch_dim(ctx.args[1], v.dim(), 'reverses')
+    if t in ('flip',): _no_batch_dim(ctx.args[1], v.dim(), 'reverses', lay)
     if t == 'cumsum': _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs['dim'], v.dim(), 'sums')
-    if t == 'unfold': _no_batch_dim(ctx.args[1], v.dim(), 'takes windows')
-    if t == 'roll': _no_batch_dim(ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dims'), v.dim(), 'rolls')
+    if t == 'unfold': _no_batch_dim(ctx.args[1], v.dim(), 'takes windows', lay)
+    if t == 'roll': _no_batch_dim(ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dims'), v.dim(), 'rolls', lay)
     if t in ('index_select', 'gather', 'slice', 'select'):
         d = int(ctx.args[1]) % v.dim() if len(ctx.args) > 1 else 0
-        if d == 0 and not (t == 'slice' and ctx.out.shape[0] == v.shape[0] and (len(ctx.args) < 5 or ctx.args[4] == 1)):
-            raise _Refuse("it indexes along the batch axis")
+        if _holds_samples(lay, d, v.dim()) and not (t == 'slice' and ctx.out.shape[0] == v.shape[0] and (len(ctx.args) < 5 or ctx.args[4] == 1)):
+            raise _Refuse("it indexes along the batch axis (it picks samples, not entries of each sample)")
     if t == 'index' and ctx.args[1] and ctx.args[1][0] is not None: raise _Refuse("it indexes along the batch axis")
     if t == 'as_strided':
         size, stride = ctx.args[1], ctx.args[2]
@@ -494,11 +516,9 @@ def _r_where(ctx):
     return out
 
 # %% ../nbs/02b_certify.ipynb #7926b020
-@_rule('cat stack', "disjoint pieces of the output: √(Σ L_i²)")
+@_rule('cat stack', "disjoint pieces of the output: √(Σ L_i²) (along any axis: where the samples go is tracked by the "
+       "layout, as for permute)")
 def _r_cat(ctx):
-    v = ctx.args[0]
-    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim', 0), v[0].dim() + (ctx.name == 'stack'),
-                  'concatenates')
     return [(a, _one(1.)) for a in ctx.n.args[0] if isinstance(a, torch.fx.Node) and ctx.dep[a]]
 
 # %% ../nbs/02b_certify.ipynb #afebcc42
@@ -714,8 +734,10 @@ _GATHER = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsq
               'upsample_nearest3d slice_scatter select_scatter index_put copy where unfold'.split())
 _ENTRYWISE = set('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus sigmoid hardsigmoid hardswish leaky_relu '
                  'elu gelu silu mish _prelu_kernel add sub rsub mul div _to_copy maximum minimum fmax fmin celu '
-                 'log_sigmoid_forward '
+                 'log_sigmoid_forward erf atan sin cos '
                  '_native_batch_norm_legit_no_training'.split())
+
+_REDUCE = {'sum', 'mean', 'amax', 'amin', 'logsumexp'}   # (x, dim, keepdim): along axes that hold no samples
 
 def _strided_like(s:Tensor, v:Tensor) -> Tensor:
     "s (same shape as v) with v's strides, so that the views the program takes of v can be taken of s."
@@ -783,6 +805,14 @@ def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
                 raise _Refuse("it adds entries of different samples, so one sample's output depends on others")
             s = torch.where(t != 0, t, s)
         return s
+    if (name in _REDUCE or name in ('max', 'min') and isinstance(n.args[1] if len(n.args) > 1 else None, int)) and \
+            len(deps) == 1 and not _standard(S[deps[0]], B):             # moved samples, reduced along other axes
+        Sa, nd = S[deps[0]], env[deps[0]].dim()
+        dims = _dims_of(n.args[1] if len(n.args) > 1 else n.kwargs.get('dim'), nd)
+        if any(_holds_samples(Sa, d, nd) for d in dims):
+            raise _Refuse("it reduces along the axis that holds the samples, so one sample's output depends on others")
+        s = Sa.amax(dims, keepdim=bool(n.args[2] if len(n.args) > 2 else n.kwargs.get('keepdim', False)))
+        return [s, None] if name in ('max', 'min') else s                # torch.max(x, dim): (values, indices)
     for a in deps:                                        # any other op: samples on the first axis, in and out
         if not _standard(S[a], B):
             raise _Refuse("its input does not keep the samples on the first axis (the program moved them into another "
@@ -1050,7 +1080,8 @@ def norm_product(model:nn.Module, input_shape, kind:str='spectral', norms:pd.Dat
 _ISO = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose _to_copy split '
            'split_with_sizes unbind slice select'.split())     # a reshape or a part of the entries: ‖·‖ does not grow
 _LIN = set(_NONNEG.split()) | set('cat stack where slice_scatter select_scatter index_put copy'.split()) | _ISO
-_MONO = set('relu leaky_relu hardtanh clamp clamp_min clamp_max sigmoid tanh softplus celu log_sigmoid_forward'.split())
+_MONO = set('relu leaky_relu hardtanh clamp clamp_min clamp_max sigmoid tanh softplus celu log_sigmoid_forward erf '
+             'atan'.split())
 _MAXES = {'max_pool2d_with_indices', 'amax', 'amin', 'max', 'min'}
 _PAIR = {'maximum', 'minimum', 'fmax', 'fmin'}
 
@@ -1058,7 +1089,7 @@ def _pairwise(n, name:str) -> bool:
     "Whether node n is an entrywise max / min of two tensors (torch.maximum, or torch.max(a, b))."
     return name in _PAIR or name in ('max', 'min') and len(n.args) > 1 and isinstance(n.args[1], torch.fx.Node)
 _WEIGHTED = {'convolution', 'mm', 'addmm', 'bmm', 'mul', 'div', '_native_batch_norm_legit_no_training'}
-_ELEM = {'gelu', 'silu', 'mish', 'hardswish', 'hardsigmoid', 'elu', '_prelu_kernel', 'abs', 'neg'}
+_ELEM = {'gelu', 'silu', 'mish', 'hardswish', 'hardsigmoid', 'elu', '_prelu_kernel', 'abs', 'neg', 'sin', 'cos'}
 _MULTI = {'split', 'split_with_sizes', 'unbind'}
 
 def _bc(v:Tensor, like:Tensor) -> Tensor:
@@ -1075,6 +1106,7 @@ def _local_kind(op:str) -> str:
     if op in ('add', 'sub', 'rsub'): return "sets added; gradients passed on"
     if op in _LIN: return "its linear part (≥ 0) on the box; gradients by its vjp"
     if op in _MONO: return "nondecreasing: the box's ends; derivative's range over the box"
+    if op == 'logsumexp': return "nondecreasing in every entry: the box's ends; gradients by its global rule (a ball)"
     if op in _MAXES or op in _PAIR: return "the box's ends; a gradient to the provable winner, else [0, 1] to each candidate"
     if op in ('abs', 'neg'): return "exact on the box; derivative's sign where known"
     if op in _ELEM: return "|f(a) − f(b)| ≤ c|a − b| entrywise; derivative in [−c, c]"
@@ -1139,7 +1171,8 @@ class _Ball:
 def gfac(self:_Ball, n) -> dict:
     "The global rule's spectral constant per input-dependent argument of node n (computed once, where needed)."
     if n.name not in self.fc:
-        try: terms = RULES[_opname(n)][0](_Ctx(n, self.env, self.dep, {}, set(), []))
+        S = getattr(self, 'ids', None)                # the moved values' layouts (the others: samples on axis 0)
+        try: terms = RULES[_opname(n)][0](_Ctx(n, self.env, self.dep, {}, set(), [], S))
         except _Refuse as e: raise UnsupportedModelError(f"local_margin: {_where(n)}: {e.args[0]}.") from None
         rss, f = _opname(n) in _RSS, {}
         for t, c in terms:                # an argument used twice (`u + u`, `cat([h, h])`): its terms add up
@@ -1272,7 +1305,7 @@ def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
         flo, fhi = f(la, lb), f(ha, hb)
         return (flo + fhi) / 2, (fhi - flo).clamp_min(0) / 2, torch.zeros_like(S[deps[0]][2])
     neg_slope = name == 'leaky_relu' and float(n.args[1] if len(n.args) > 1 else .01) < 0
-    if (name in _MONO or name in _MAXES) and not neg_slope:          # nondecreasing in every entry: the ends
+    if (name in _MONO or name in _MAXES or name == 'logsumexp') and not neg_slope:    # nondecreasing: the ends
         a = deps[0]
         lo, hi = self.box(S[a])
         flo, fhi = self.call(n, {a: lo}), self.call(n, {a: hi})
@@ -1476,9 +1509,9 @@ def slopes(self:_Ball, n, name:str, a) -> tuple:
         elif name == 'clamp_max': a0, a1 = -math.inf, f(arg(1, 'max', None), math.inf)
         else: a0, a1 = f(arg(1, 'min', None), -math.inf), f(arg(2, 'max', None), math.inf)
         return ((lo > a0) & (hi < a1)).double(), ((hi >= a0) & (lo <= a1)).double()
-    if name in ('sigmoid', 'tanh'):                                  # f' is largest at 0 and falls away from it
-        d = (lambda t: torch.sigmoid(t) * (1 - torch.sigmoid(t))) if name == 'sigmoid' else \
-            (lambda t: 1 - torch.tanh(t) ** 2)
+    if name in ('sigmoid', 'tanh', 'erf', 'atan'):                   # f' is largest at 0 and falls away from it
+        d = {'sigmoid': lambda t: torch.sigmoid(t) * (1 - torch.sigmoid(t)), 'tanh': lambda t: 1 - torch.tanh(t) ** 2,
+             'erf': lambda t: 2 / math.sqrt(math.pi) * torch.exp(-t * t), 'atan': lambda t: 1 / (1 + t * t)}[name]
         return torch.minimum(d(lo), d(hi)), d(torch.minimum(torch.maximum(zero, lo), hi))
     if name == 'softplus':                                           # f' = σ(βt) (1 above the threshold): rising
         beta, th = float(arg(1, 'beta', 1.)), float(arg(2, 'threshold', 20.))
