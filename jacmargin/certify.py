@@ -16,8 +16,8 @@ from .core import (UserInputError, UnsupportedModelError, model_dtype, model_dev
 from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_frobenius
 
 # %% auto #0
-__all__ = ['RULES', 'export_program', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product', 'allowlist',
-           'local_gradient_bounds', 'local_margin']
+__all__ = ['RULES', 'export_program', 'sample_layouts', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product',
+           'allowlist', 'local_gradient_bounds', 'local_margin']
 
 # %% ../nbs/02b_certify.ipynb #6ba8cd87
 _B = 2          # batch size of the exported program
@@ -806,11 +806,12 @@ def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
             s = torch.where(t != 0, t, s)
         return s
     if (name in _REDUCE or name in ('max', 'min') and isinstance(n.args[1] if len(n.args) > 1 else None, int)) and \
-            len(deps) == 1 and not _standard(S[deps[0]], B):             # moved samples, reduced along other axes
+            len(deps) == 1:                                             # reduced along axes that hold no samples
         Sa, nd = S[deps[0]], env[deps[0]].dim()
         dims = _dims_of(n.args[1] if len(n.args) > 1 else n.kwargs.get('dim'), nd)
         if any(_holds_samples(Sa, d, nd) for d in dims):
-            raise _Refuse("it reduces along the axis that holds the samples, so one sample's output depends on others")
+            raise _Refuse("it reduces along the batch axis (the axis that holds the samples), so one sample's output "
+                          "depends on others")
         s = Sa.amax(dims, keepdim=bool(n.args[2] if len(n.args) > 2 else n.kwargs.get('keepdim', False)))
         return [s, None] if name in ('max', 'min') else s                # torch.max(x, dim): (values, indices)
     for a in deps:                                        # any other op: samples on the first axis, in and out
@@ -967,6 +968,41 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
                                     "entries computed from another sample): it reorders or mixes the batch.")
     Lo = L[o] if dep.get(o) else np.full(2, -np.inf)
     return Lo + math.log1p(ROUND_UP), [r for r in rows if r is not None], merges
+
+# %% ../nbs/02b_certify.ipynb #9c1e5a77
+def sample_layouts(ep, x:Tensor, what:str='weight measures') -> dict:
+    """node → layout (entry → sample id 1..B, 0 for none: *Where the samples are*) of every input-dependent value of
+    the program `ep` run on the batch `x` of B samples; refuses where an entry would depend on two samples, or where
+    the output rows are not the samples. The weight measures' walks use it (they see one tensor and cannot tell a
+    time axis from the samples' axis)."""
+    sig, consts, B = ep.graph_signature, _const_inputs(ep), len(x)
+    env, dep, S = {}, {}, {}
+    for n in ep.graph.nodes:
+        if n.op == 'placeholder':
+            u = n.name == sig.user_inputs[0]
+            env[n], dep[n] = (x, True) if u else (consts.get(n.name), False)
+            if u: S[n] = _standard_ids(x.shape, B, x.device)
+            continue
+        if n.op == 'output': break
+        a, kw = (torch.fx.node.map_arg(v, env.__getitem__) for v in (n.args, n.kwargs))
+        with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
+        name = _opname(n)
+        dep[n] = any(dep[v] for v in n.all_input_nodes) and name not in _SKIP
+        if not dep[n]: continue
+        if name == 'getitem':
+            s = S.get(n.args[0])
+            S[n] = s[n.args[1]] if isinstance(s, (list, tuple)) else None
+            continue
+        if not any(_fl(o) for o in (env[n] if isinstance(env[n], (tuple, list)) else [env[n]])): continue
+        if any(S.get(v) is None for v in n.all_input_nodes if dep[v] and _fl(env[v])):
+            raise UnsupportedModelError(f"{what}: {_where(n)}: it uses a value whose samples cannot be followed.")
+        try: S[n] = _layout(n, name, env, dep, S, B)
+        except _Refuse as e: raise UnsupportedModelError(f"{what}: {_where(n)}: {e.args[0]}.") from None
+    o = [v for v in n.args[0] if isinstance(v, torch.fx.Node) and v.name in sig.user_outputs]
+    if len(o) == 1 and dep.get(o[0]) and not (_fl(env[o[0]]) and env[o[0]].dim() and _standard(S[o[0]], B)):
+        raise UnsupportedModelError(f"{what}: the model's output rows are not its samples' (row i holds entries "
+                                    "computed from another sample): it reorders or mixes the batch.")
+    return S
 
 # %% ../nbs/02b_certify.ipynb #c5feeffd
 _COLS = ('spectral', 'frobenius', 'weight_frobenius', 'kernel_reshape')

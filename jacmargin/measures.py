@@ -16,7 +16,7 @@ from .core import (check_batch, device_draw, check_labels, check_measure_dtype, 
     record_taps, model_taps, model_dtype, model_device, UnsupportedModelError, UserInputError, same_entries)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm, conv_norm_certified, conv_norm_gathered
-from .certify import export_program, local_margin
+from .certify import export_program, local_margin, sample_layouts
 
 # %% auto #0
 __all__ = ['MEASURES', 'MEASURE_INFO', 'UndefinedMeasureError', 'output_margins', 'margin_percentile', 'frobenius_product',
@@ -100,8 +100,11 @@ def _folded(model:nn.Module, input_shape) -> nn.Module:
     except UnsupportedModelError: return m       # a forward that reads the BN's buffers: the program's chains fold it
 
 def _program(model:nn.Module, input_shape) -> tuple:
-    "(core-ATen program, sample batch) of the BN-folded eval copy of `model`: what the weight measures walk."
-    return export_program(_folded(model, tuple(input_shape)), tuple(input_shape))
+    """(core-ATen program, sample batch) of the BN-folded eval copy of `model`: what the weight measures walk; refused
+    where an output entry depends on two samples (the layouts of the certified bound, `certify.sample_layouts`)."""
+    ep, x = export_program(_folded(model, tuple(input_shape)), tuple(input_shape))
+    sample_layouts(ep, x)
+    return ep, x
 
 _LIN = {'addmm', 'mm', 'convolution'}                         # linear maps with weights: their weights
 _BN = '_native_batch_norm_legit_no_training'                  # eval batch norm: the diagonal s = γ/√(var + ε)
@@ -396,7 +399,7 @@ def _avg_n(name, n, a, out) -> int:
     v = a[0]
     if name == 'mean':
         dims = [int(i) % v.dim() for i in (a[1] if len(a) > 1 and a[1] is not None else range(v.dim()))]
-        if 0 in dims: raise UndefinedMeasureError(f"{_loc(n)} averages over the batch axis: it mixes samples.")
+        # an axis that holds samples was refused by `_program`'s layouts: these are one sample's (or time steps)
         return math.prod(v.shape[i] for i in dims)
     si, so = v.shape[2:], out.shape[2:]
     if name.startswith('_adaptive'):
