@@ -186,7 +186,7 @@ def _dims_of(v, nd:int) -> list:
 def _holds_samples(S, d:int, nd:int) -> bool:
     """Whether axis d holds the samples: axis 0, or, where the layout S (entry → sample id, 0 for none) of an nd-axis
     value is known, an axis along which entries of two samples lie (a time-major loop moves them to axis 1)."""
-    if not isinstance(S, Tensor) or S.dim() != nd: return d == 0
+    if not isinstance(S, Tensor) or S.dim() != nd or S.numel() == 0: return d == 0
     some = torch.where(S > 0, S, torch.full_like(S, math.inf))          # entries of no sample left out
     return bool((S.amax(d) > some.amin(d)).any())
 
@@ -429,7 +429,8 @@ def _r_nonneg(ctx):
     if t == 'roll': _no_batch_dim(ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dims'), v.dim(), 'rolls', lay)
     if t in ('index_select', 'gather', 'slice', 'select'):
         d = int(ctx.args[1]) % v.dim() if len(ctx.args) > 1 else 0
-        if _holds_samples(lay, d, v.dim()) and not (t == 'slice' and ctx.out.shape[0] == v.shape[0] and (len(ctx.args) < 5 or ctx.args[4] == 1)):
+        whole = t == 'slice' and ctx.out.shape[0] == v.shape[0] and (len(ctx.args) < 5 or ctx.args[4] == 1)
+        if _holds_samples(lay, d, v.dim()) and not whole:
             raise _Refuse("it indexes along the batch axis (it picks samples, not entries of each sample)")
     if t == 'index' and ctx.args[1] and ctx.args[1][0] is not None: raise _Refuse("it indexes along the batch axis")
     if t == 'as_strided':
@@ -806,7 +807,7 @@ def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
             s = torch.where(t != 0, t, s)
         return s
     if (name in _REDUCE or name in ('max', 'min') and isinstance(n.args[1] if len(n.args) > 1 else None, int)) and \
-            len(deps) == 1:                                             # reduced along axes that hold no samples
+            len(deps) == 1 and S[deps[0]].numel():                      # reduced along axes that hold no samples
         Sa, nd = S[deps[0]], env[deps[0]].dim()
         dims = _dims_of(n.args[1] if len(n.args) > 1 else n.kwargs.get('dim'), nd)
         if any(_holds_samples(Sa, d, nd) for d in dims):
