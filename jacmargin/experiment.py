@@ -54,11 +54,21 @@ def _device_name(device=None) -> str:
     if d.type == 'cpu': return f"cpu ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads)"
     return str(d)
 
+def _cpu_model() -> str:
+    "The processor's model name (`/proc/cpuinfo` on Linux, else `platform.processor()`)."
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'): return line.split(':', 1)[1].strip()
+    except OSError: pass
+    return platform.processor() or 'unknown'
+
 def run_meta(device=None) -> dict:
-    "What produced a result: package and torch versions, device, machine, time."
+    """What produced a result: package and torch versions, device, machine and processor model (float32 arithmetic
+    can round differently on another processor, and a training run amplifies that), time."""
     from jacmargin import __version__
     return {'jacmargin': __version__, 'torch': torch.__version__, 'device': _device_name(device),
-            'machine': platform.machine(), 'python': platform.python_version(),
+            'machine': platform.machine(), 'cpu': _cpu_model(), 'python': platform.python_version(),
             'finished': datetime.datetime.now().astimezone().isoformat(timespec='seconds')}
 
 # %% ../nbs/13_experiment.ipynb #979ceb29
