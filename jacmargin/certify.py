@@ -318,13 +318,8 @@ def _r_amax(ctx):
                   ctx.layout(x))
     return [(x, _one(1.))]
 
-@_rule('logsumexp', "log Σ e^(z_i) over non-batch axes: each output's gradient is p = softmax(z) of its own group, "
-       "‖p‖₂ ≤ ‖p‖₁ = 1, the groups disjoint: 1")
-def _r_logsumexp(ctx):
-    x = _only_dep(ctx)
-    _no_batch_dim(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('dim'), ctx.args[0].dim(), 'reduces',
-                  ctx.layout(x))
-    return [(x, _one(1.))]
+_rule('logsumexp', "log Σ e^(z_i) over non-batch axes: each output's gradient is p = softmax(z) of its own group, "
+      "‖p‖₂ ≤ ‖p‖₁ = 1, the groups disjoint: 1")(_r_amax)          # the same checks as amax, another argument
 
 @_rule('sort topk', "the values sorted along a non-batch axis (topk: the first k of them): ‖sort a − sort b‖₂ ≤ "
        "‖a − b‖₂ (rearrangement inequality), a part of them no more: 1; the indices are integers, refused where used")
