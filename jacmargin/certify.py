@@ -172,9 +172,9 @@ def _only_dep(ctx, pos=0):
     "The single input-dependent argument, which must be at `pos`."
     d = _dep_args(ctx)
     if len(d) != 1 or d[0][0] != pos:
-        raise _Refuse("its non-input operand depends on the input too (a product of two input-dependent tensors: "
-                      "gating, attention, squeeze-excitation or normalisation by the input's statistics), which has no "
-                      "global Lipschitz bound")
+        raise _Refuse("its non-input operand depends on the input too (a product or quotient of two input-dependent "
+                      "tensors: gating, softsign, attention, squeeze-excitation or normalisation by the input's "
+                      "statistics), which has no global Lipschitz bound")
     return d[0][1]
 
 # %% ../nbs/02b_certify.ipynb #1ffe15ef
