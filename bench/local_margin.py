@@ -1,6 +1,6 @@
 """The certified local margin γ_local (`jacmargin.certify.local_margin`): its ratio to γ3 and to the attack distance,
-with and without the linear-relaxation certificate and with the deviation certificate (`sharp=True`), and seconds per
-sample, on a small MLP trained on scikit-learn's digits, the demo's two MNIST CNNs (Table II's protocol at 1000
+with and without the linear-relaxation certificate, with the deviation certificate (`sharp=True`) and with the bounds
+summed along the radius (`radial=4`, alone and with `sharp`), and seconds per sample, on a small MLP trained on scikit-learn's digits, the demo's two MNIST CNNs (Table II's protocol at 1000
 samples, weight decay and Jacobian regularization, retrained here: the cache keeps no weights) and an untrained
 PreAct-ResNet-18 at 32 px (cost only).
 
@@ -57,22 +57,29 @@ def row(name, m, x, y, attack=True) -> dict:
     t = time.perf_counter(); gl = local_margin(m, x, y, log_lipschitz=lL); s1 = time.perf_counter() - t
     t = time.perf_counter(); gi = local_margin(m, x, y, log_lipschitz=lL, relax=False); s2 = time.perf_counter() - t
     t = time.perf_counter(); gs = local_margin(m, x, y, log_lipschitz=lL, sharp=True); s4 = time.perf_counter() - t
+    t = time.perf_counter(); gr = local_margin(m, x, y, log_lipschitz=lL, radial=4); s5 = time.perf_counter() - t
+    t = time.perf_counter(); grs = local_margin(m, x, y, log_lipschitz=lL, radial=4, sharp=True); s6 = time.perf_counter() - t
     ok = lb['score'] > 0
     med = lambda a, b: (a[ok].double() / b[ok].double()).median().item()
     r = dict(model=name, points=len(x), correct=int(ok.sum()), seconds_gamma3_gamma4=s0,
              local_s_per_sample=s1 / len(x), intervals_only_s_per_sample=s2 / len(x),
-             sharp_s_per_sample=s4 / len(x), local_over_gamma3=med(gl, lb['gamma3']),
+             sharp_s_per_sample=s4 / len(x), radial_s_per_sample=s5 / len(x), radial_sharp_s_per_sample=s6 / len(x),
+             local_over_gamma3=med(gl, lb['gamma3']), radial_over_local=med(gr, gl), radial_sharp_over_sharp=med(grs, gs),
              intervals_only_over_gamma3=med(gi, lb['gamma3']), sharp_over_gamma3=med(gs, lb['gamma3']),
              local_ge_gamma3=bool((gl[ok] >= lb['gamma3'][ok].double() * (1 - 1e-6)).all()),
-             sharp_ge_local=bool((gs >= gl * (1 - 1e-9)).all()))
+             sharp_ge_local=bool((gs >= gl * (1 - 1e-9)).all()), radial_ge_local=bool((gr >= gl).all()),
+             radial_sharp_ge_sharp=bool((grs >= gs).all()))
     if attack:
         t = time.perf_counter(); d, xa = input_margin(m, x, y); s3 = time.perf_counter() - t
         m64 = copy.deepcopy(m).double()
         with torch.no_grad(): flips64 = m64(xa.double()).argmax(1) != y     # the attack's point, in the certificate's arithmetic
         held = lambda g: bool(((g[ok] <= d[ok].double()) | ~flips64[ok]).all())
         r |= dict(attack_s_per_sample=s3 / len(x), local_over_attack=med(gl, d), intervals_only_over_attack=med(gi, d),
-                  sharp_over_attack=med(gs, d), gamma3_over_attack=med(lb['gamma3'], d), local_le_attack=held(gl),
-                  sharp_le_attack=held(gs), sharp_above_float32_attack=int(((gs > d.double()) & ok).sum()))
+                  sharp_over_attack=med(gs, d), radial_over_attack=med(gr, d), radial_sharp_over_attack=med(grs, d),
+                  gamma3_over_attack=med(lb['gamma3'], d), local_le_attack=held(gl), sharp_le_attack=held(gs),
+                  radial_le_attack=held(gr), radial_sharp_le_attack=held(grs),
+                  sharp_above_float32_attack=int(((gs > d.double()) & ok).sum()),
+                  radial_sharp_above_float32_attack=int(((grs > d.double()) & ok).sum()))
     return r
 
 if __name__ == '__main__':

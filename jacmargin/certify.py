@@ -1792,6 +1792,41 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
         i += len(z)
     return torch.cat(out)
 
+# %% ../nbs/02b_certify.ipynb #7ad1a0c3
+def _radial(B:_Ball, r0:Tensor, d:Tensor, slack:Tensor, cot:Tensor, cap:float, rel:bool, m:int, extend:int=2) -> Tensor:
+    """Per sample, a certified radius ≥ r0 (certified already) from drop bounds summed along the radius: the gradient
+    bounds at r0 k / m (k = 1..m) summed over the pieces of [0, r0], then `extend` steps past r0, each as far as the
+    budget d_j − I_j left by the sum allows at the gradient bound of its own end (module text: *Integrating along
+    the radius*). d: (n, K) gaps at the centres less `slack` (the rounding allowance); cot the classes' cotangents; cap √2 L."""
+    def grad(r):                                         # (n, K) bounds of ‖∇d_j‖ over B(x, r), rounded up
+        B.forward(r)
+        g = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
+        return torch.where(g.isnan(), torch.full_like(g, cap), g)
+    def drop(r, g):                                      # every bound of d_j(x) − d_j(x') over B(x, r) of this pass
+        out = r[:, None] * g
+        if rel: out = torch.minimum(out, d + slack - B.crown(cot).T)
+        return torch.minimum(out, d - B.through_cuts(d)) if B.sharp else out
+    I, prev = torch.zeros_like(d), torch.zeros_like(r0)
+    for k in range(1, m + 1):                            # Lebourg on each piece [r0 (k−1)/m, r0 k/m] ⊂ B(x, r0 k / m)
+        s = r0 * (k / m)
+        g = grad(s)
+        I, prev = I + (s - prev)[:, None] * g, s
+    I = torch.minimum(I, drop(r0, g)) * (1 + 4 * ROUND_UP)
+    alive, rho = (I < d).all(1) & (r0 > 0), r0.clone()
+    for _ in range(extend):
+        t = rho + ((d - I) / g).amin(1)                  # where the last bound would run out: the next end
+        t = torch.where(alive & t.isfinite(), torch.minimum(t, 4 * rho), rho)
+        g = grad(t)
+        step = torch.minimum(t - rho, ((d - I) / g).amin(1) * (1 - 4 * ROUND_UP)).clamp_min(0)
+        J = torch.minimum(I + step[:, None] * g, (rho + step)[:, None] * g)
+        if rel or B.sharp:                               # the whole ball B(x, t) proved by the relaxation or a cut
+            D = torch.minimum(drop(t, g) * (1 + 4 * ROUND_UP), I + (t - rho)[:, None] * g)
+            full = (D < d).all(1)
+            step, J = torch.where(full, t - rho, step), torch.where(full[:, None], D, J)
+        I, rho = torch.where(alive[:, None], J * (1 + 4 * ROUND_UP), I), torch.where(alive, rho + step, rho)
+        alive = alive & (I < d).all(1)
+    return torch.maximum(rho, r0)
+
 # %% ../nbs/02b_certify.ipynb #e8dd6f80
 @measurement
 def local_margin(model:nn.Module,       # the classifier (eval mode): any module the global bound accepts
@@ -1802,15 +1837,17 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
                  n_bisect:int=6,        # geometric bisection steps above the global radius
                  relax:bool=True,       # also the linear-relaxation certificate where the graph allows it
                  batch_size:int=32,     # samples per pass
-                 sharp:bool=False       # also the deviation certificate (not where the program moves its samples)
-                ) -> Tensor:
+                 sharp:bool=False,      # also the deviation certificate (not where the program moves its samples)
+                 radial:int=0           # > 0: then the bounds summed along the radius, `radial` pieces up to the
+                ) -> Tensor:            #      bisection's radius and 2 steps past it (up to radial + 2 passes more)
     "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
+    if not isinstance(radial, int) or radial < 0: raise UserInputError(f"radial must be an int >= 0, got {radial!r}.")
     out = []
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
         C, rel = z.shape[1], relax and _relaxable(B.g, B.dep) and not B.ids   # moved samples: intervals only
         cot, J = _cot(yy, C)
-        d = (z.gather(1, yy[:, None]) - z).gather(1, J)                                   # (n, C − 1): z_y − z_j
-        d = d - (ROUND_UP + rounding_allowance(model_dtype(model))) * (                  # float64 rounding; a
+        d0 = (z.gather(1, yy[:, None]) - z).gather(1, J)                                  # (n, C − 1): z_y − z_j
+        d = d0 - (ROUND_UP + rounding_allowance(model_dtype(model))) * (                  # float64 rounding; a
             z.abs().gather(1, yy[:, None]) + z.abs().gather(1, J))                      # float32 model's own
         dmin = d.amin(1)
         def certified(r):
@@ -1821,7 +1858,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             B.forward(r)
             c = (d / (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).amin(1) * (1 - 4 * ROUND_UP)
             c = torch.minimum(c.nan_to_num(0.), r)
-            if rel: c = torch.where((B.crown(cot).T > 0).all(1), r, c)
+            if rel: c = torch.where((B.crown(cot).T > d0 - d).all(1), r, c)      # the same allowance deducted
             return torch.where((B.through_cuts(d) > 0).all(1), r, c) if B.sharp else c
         lo = torch.where(dmin > 0, dmin / cap, torch.zeros_like(dmin))           # the global certificate (≥ γ3)
         if B.glob: out.append(lo); continue                                   # layouts not followed: only it
@@ -1838,7 +1875,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             c = certified(mid)
             ok = (c >= mid) & act
             lo, hi = torch.where(act, torch.maximum(lo, c), lo), torch.where(act & ~ok, mid, hi)
-        out.append(lo)
+        out.append(_radial(B, lo, d, d0 - d, cot, cap, rel, radial) if radial else lo)
     r = torch.cat(out)
     if model_dtype(model) != torch.float64:        # in the model's own arithmetic a point it misclassifies (a near tie
         dev, dt = model_device(model), model_dtype(model)                  # that float64 resolves otherwise) has 0

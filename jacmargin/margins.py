@@ -406,7 +406,8 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                         batch_size:int=256,                   # samples per Jacobian batch
                         generator:torch.Generator|None=None,  # seeded generator for the random parts
                         local:bool=False,                     # also the certified local margin γ_local
-                        sharp:bool=False                      # with `local`, also gamma_local_sharp (its deviation certificate)
+                        sharp:bool=False,                     # with `local`, also gamma_local_sharp (its deviation certificate)
+                        radial:int=0                          # with `local`: `local_margin(..., radial=)`, bounds summed along r
                        ) -> dict:
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
     with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3), and
@@ -432,7 +433,7 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
         res[name] = _bound_from_logs(oc, oc > 0, math.log(2 * c) + lL, name, res)
     for key, sh in (('gamma_local', False), ('gamma_local_sharp', True)):    # Thm 3 on the ball (02b_certify)
         if not local or (sh and not sharp): continue
-        gl = local_margin(model, x, y, input_shape, log_lipschitz=lL2, sharp=sh).to(o.device)
+        gl = local_margin(model, x, y, input_shape, log_lipschitz=lL2, sharp=sh, radial=radial).to(o.device)
         gd = gl.to(o.dtype)
         gd = torch.where(gd.double() > gl, torch.nextafter(gd, torch.zeros_like(gd)), gd)    # never rounded up
         res[key] = torch.maximum(gd, res['gamma3'])                     # both certified: the larger holds

@@ -335,7 +335,8 @@ def _flips_exactly(model, x:torch.Tensor, y:torch.Tensor) -> torch.Tensor:
     m = copy.deepcopy(model).to('cpu', torch.float64).eval()
     with torch.no_grad(): return (m(x.detach().to('cpu', torch.float64)).argmax(1) != y.cpu()).to(y.device)
 
-MARGINS_REV = 1   # 1: γ3, γ4 and γ_local of a non-float64 model deduct `core.rounding_allowance` (2026-11-29)
+MARGINS_REV = 2   # 1: γ3, γ4 and γ_local of a non-float64 model deduct `core.rounding_allowance` (2026-11-29);
+                  # 2: γ_local's relaxation certificate deducts it too (2026-11-30; revision 1 did not)
 
 def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False, sharp:bool=False) -> dict:
     """Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) (≤ γ_local, and its `sharp`

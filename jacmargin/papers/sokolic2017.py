@@ -121,6 +121,7 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
                    sizes:tuple|None=None,   # training-set sizes (default: the first two of the scale, 1000 and 5000)
                    n_stats:int=200,         # training points per network (the first `n_stats` of a seeded draw)
                    sharp:bool=True,         # also γ_local's deviation certificate (`local_margin(..., sharp=True)`)
+                   margins_rev:int|None=None,   # `Run.margins_rev` of the runs (default `MARGINS_REV`: today's)
                    progress:bool=True, root=None) -> dict:
     """Table II's test networks retrained with the certified margins (medians over `n_stats` training points of the
     score, γ4, γ3, γ_local (with `sharp`, also its deviation certificate) and the attack distance); per size and
@@ -128,11 +129,12 @@ def table2_margins(cfg:Table2|None=None, scale:str='smoke', out='results', jobs:
     cfg = pick_scale(cfg, scale, TABLE2_PAPER, TABLE2_SMOKE, TABLE2_CPU)
     cfg = replace(cfg, seeds=seeds or cfg.seeds, sizes=tuple(sizes or cfg.sizes[:2]))
     if n_stats < 1: raise UserInputError(f"n_stats={n_stats}: the margins need at least one training point.")
+    _rev = MARGINS_REV if margins_rev is None else int(margins_rev)
     fn, cache = partial(run, device=device, root=root), Path(out) / 'cache'
     cfgs = []
     tests, chosen = _table2_protocol(cfg, fn, cache, jobs, progress, cfgs)   # cached once Table II has run
     stats = ('accuracy', 'sharp_margins' if sharp else 'local_margins')
-    recs = run_grid(fn, [replace(c, stats=stats, n_stats=n_stats, margins_rev=MARGINS_REV) for c in cfgs], cache, jobs,
+    recs = run_grid(fn, [replace(c, stats=stats, n_stats=n_stats, margins_rev=_rev) for c in cfgs], cache, jobs,
                     progress=progress)
     df = results_frame(recs).assign(acc_table2=[r['result']['acc'] for r in tests])
     df['local_over_gamma3'] = df.train_local_median / df.train_gamma3_median

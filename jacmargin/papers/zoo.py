@@ -233,8 +233,8 @@ ZOO_CPU = Zoo(axes=(('family', ('mlp', 'cnn')), ('depth', ('shallow', 'deep')), 
                     ('jr', (0., 0.01, 0.03)), ('n_train', (500, 2000))),
               widths=(('mlp', 64, 256), ('cnn', 8, 16)), max_steps=12000, decay=0.75, measure_kw=_CPU_KW, local=True)
 ZOO_CPU_MARGINS = replace(ZOO_CPU, local=False)   # the same grid as first measured: no γ_local, γ3 of the fx-graph bound
-ZOO_LOCAL = replace(ZOO_CPU, paired=('lr', 'batch_size', 'weight_decay'), name='zoo-local',   # 96 of them, with
-                    margins_rev=MARGINS_REV)                                                   # today's certificate
+ZOO_LOCAL = replace(ZOO_CPU, paired=('lr', 'batch_size', 'weight_decay'), name='zoo-local',   # 96 of them, their
+                    margins_rev=1)                                    # margins at certificate revision 1, as committed
 ZOO_CPU_V1 = Zoo(measure_kw=_CPU_KW)   # the first CPU grid (label noise, constant rate, 200 epochs): --scale cpu-v1
 ZOO_SMOKE = Zoo(axes=(('width', ('narrow', 'wide')), ('jr', (0., 1.))), n_test=500, max_epochs=3, n_margin=10,
                 measure_kw=_SMOKE_MEASURE_KW, defaults=(('n_train', 200),), margins_rev=MARGINS_REV)
