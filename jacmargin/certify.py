@@ -1716,6 +1716,13 @@ def _cot(y:Tensor, C:int) -> tuple:
     return (e[y][None] - e[J].transpose(0, 1)).contiguous(), J
 
 @patch
+def grad_bounds(self:_Ball, cot:Tensor, cap:float) -> Tensor:
+    """(n, K): bounds of ‖∇(c_kᵀ z)‖₂ over the balls of the last `forward` for the rows of `cot` (K, n, C), rounded
+    up and capped by `cap` (√2 L, the global bound); where the propagation gives NaN (∞ · 0), the cap."""
+    g = (self.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
+    return torch.where(g.isnan(), torch.full_like(g, cap), g)
+
+@patch
 def layouts(self:_Ball) -> bool:
     """Entry → sample ids (`self.ids`) of the nodes whose value is not one row per sample, after `center`, as the
     global bound tracks them; False where they cannot be followed (the caller keeps the global certificate)."""
@@ -1787,7 +1794,7 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
         else:
             B.sharp = sharp and not B.ids                # moved samples: without the deviation certificate
             B.forward(r[i:i + len(z)].to(z.device))
-            G = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
+            G = B.grad_bounds(cot, cap)
         out.append(torch.zeros_like(z).scatter(1, J, G))
         i += len(z)
     return torch.cat(out)
@@ -1800,8 +1807,7 @@ def _radial(B:_Ball, r0:Tensor, d:Tensor, slack:Tensor, cot:Tensor, cap:float, r
     the radius*). d: (n, K) gaps at the centres less `slack` (the rounding allowance); cot the classes' cotangents; cap √2 L."""
     def grad(r):                                         # (n, K) bounds of ‖∇d_j‖ over B(x, r), rounded up
         B.forward(r)
-        g = (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
-        return torch.where(g.isnan(), torch.full_like(g, cap), g)
+        return B.grad_bounds(cot, cap)
     def drop(r, g):                                      # every bound of d_j(x) − d_j(x') over B(x, r) of this pass
         out = r[:, None] * g
         if rel: out = torch.minimum(out, d + slack - B.crown(cot).T)
@@ -1856,7 +1862,7 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
             being inside B(x, r) — rounded down. With `sharp`, also r where some cut value a proves it:
             d_j − G_a,j D_a > 0 for every j."""
             B.forward(r)
-            c = (d / (B.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)).amin(1) * (1 - 4 * ROUND_UP)
+            c = (d / B.grad_bounds(cot, cap)).amin(1) * (1 - 4 * ROUND_UP)
             c = torch.minimum(c.nan_to_num(0.), r)
             if rel: c = torch.where((B.crown(cot).T > d0 - d).all(1), r, c)      # the same allowance deducted
             return torch.where((B.through_cuts(d) > 0).all(1), r, c) if B.sharp else c
