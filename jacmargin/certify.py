@@ -93,7 +93,7 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
         "of such a model means anything; retrain it or load a checkpoint from before it diverged.")
     g = torch.Generator().manual_seed(0)
     x = torch.randn(_B, *shape, generator=g, dtype=torch.float64).to(dt).to(model_device(model))
-    state = {k: b.detach().clone() for k, b in model.named_buffers()}      # the trial runs leave the model as it was
+    state = _snapshot(model)                                              # the trial runs leave the model as it was
     try:
         with torch.no_grad(): model(x)
     except (RuntimeError, TypeError, ValueError, IndexError) as e:    # shape / dtype / signature errors, said as such
@@ -135,11 +135,21 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
     finally: _restore(model, state)
     return ep, x
 
+def _snapshot(model:nn.Module) -> dict:
+    "Copies of the buffers, and of the parameters with their version counters, for `_restore`."
+    return {'buffers': {k: b.detach().clone() for k, b in model.named_buffers()},
+            'params': {k: (p._version, p.detach().clone()) for k, p in model.named_parameters()}}
+
 def _restore(model:nn.Module, state:dict):
-    "Put back the buffers a trial forward may have written (a counter, running statistics)."
+    """Put back what a trial forward may have written: the buffers (a counter, running statistics) and any parameter
+    written in place (its version counter moved; the others are left alone, so that an autograd graph holding them
+    stays valid)."""
     with torch.no_grad():
         for k, b in model.named_buffers():
-            if k in state and b.shape == state[k].shape: b.copy_(state[k])
+            if k in state['buffers'] and b.shape == state['buffers'][k].shape: b.copy_(state['buffers'][k])
+        for k, p in model.named_parameters():
+            v, c = state['params'].get(k, (None, None))
+            if c is not None and p._version != v and p.shape == c.shape: p.copy_(c)
 
 # %% ../nbs/02b_certify.ipynb #0d80022c
 class _Refuse(Exception): "A rule's refusal (its reason); the propagation names the node and its source line."
@@ -869,6 +879,15 @@ def _scan(ep):
         f"certified bound: the forward writes its buffer(s) {sorted(set(mut.values()))} (a counter or running "
         "statistics; `model.eval()` stops batch norm's): each call computes another function, so no bound holds for "
         "the next one.")
+    par = dict(getattr(sig, 'parameters_to_mutate', {}) or {})
+    if par: raise UnsupportedModelError(
+        f"certified bound: the forward writes its parameter(s) {sorted(set(par.values()))} in place (e.g. "
+        "`self.fc.weight.mul_(2)` under `torch.no_grad()`): each call computes another function, so no bound holds "
+        "for the next one. Compute the weight out of place (`w = self.fc.weight * 2`, then `F.linear(x, w)`).")
+    if getattr(sig, 'user_inputs_to_mutate', None): raise UnsupportedModelError(
+        "certified bound: the forward writes into its input in place (e.g. `x.mul_(5)`, `x -= mean`, an in-place "
+        "activation applied to the input): every call changes the caller's tensor, so what a bound or measure is "
+        "computed at is no longer the point passed in. Write it out of place (`x = x * 5`).")
     known = {*_const_inputs(ep), *sig.user_inputs}
     for n in ep.graph.nodes:
         if n.op == 'placeholder' and n.name not in known:
@@ -1033,7 +1052,7 @@ def _same_program(model:nn.Module, ep, x:Tensor):
     """Refuse a model whose forward is not the program bounded: one that computes other values than the program
     (an in-place write into an overlapping view, whose result depends on memory order), or that computes a sample
     differently alone than in the traced batch (a branch on the batch size, or on the other samples)."""
-    state = {k: b.detach().clone() for k, b in model.named_buffers()}
+    state = _snapshot(model)
     try:
         with torch.no_grad(): two = model(x)
         if not isinstance(two, Tensor): raise UnsupportedModelError(
