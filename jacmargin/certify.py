@@ -538,7 +538,10 @@ def _r_scatter(ctx):
         else:
             f = _schur(ctx, i) if ctx.name != 'copy' else _bmult(ctx.args[1], ctx.out)
             out.append((a, _one(f)))
-    if ctx.name == 'index_put' and (len(ctx.args) > 3 and ctx.args[3]): raise _Refuse("index_put with accumulate=True")
+    if ctx.name == 'index_put' and (len(ctx.args) > 3 and ctx.args[3]): raise _Refuse(
+        "index_put with accumulate=True (`index_add`, `x.index_put_(..., accumulate=True)`): entries summed into one "
+        "another have no rule here; write the sum as a product with a constant 0/1 matrix (`h @ A`, a Linear without "
+        "bias), which the bound takes exactly")
     return out
 
 # %% ../nbs/02b_certify.ipynb #f8da545d

@@ -281,6 +281,15 @@ def _weights_visit(rec:list, chains:dict|None=None):
                 r = next(r for r in rec if r['node'] is L)
                 r['w'] = _scale_out(r['w'], st[L], r['args'] if r['kind'] == 'conv' else None)
             return out
+        if name == 'bmm':                                                # `einsum`, a matmul: a batch of products
+            i, c = d.index(1), a[1 - d.index(1)]
+            if c.shape[0] != 1: raise UndefinedMeasureError(
+                f"{_loc(n)} multiplies by {c.shape[0]} different constant matrices (a batched product): that is no "
+                "single weight layer here; write it as a Linear, a matmul with one matrix or a grouped convolution.")
+            w = c[0].T if i == 0 else c[0]                                  # (out, in): rows @ W, or W @ columns
+            rec.append(dict(kind='linear', w=w, h=w.shape[0], node=n, args=a, in_shape=(w.shape[1],),
+                            out_shape=(w.shape[0],)))
+            return out
         if name in _LIN:
             left = name in ('mm', 'addmm') and not d[name == 'addmm']      # (W @ xᵀ): the weight on the left
             if left and not d[1 + (name == 'addmm')] or name == 'convolution' and not d[0]:
@@ -442,10 +451,10 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
             b = a[2] if name == 'convolution' else a[0] if name == 'addmm' else None
             b = torch.zeros(C, dtype=torch.float64) if b is None else torch.as_tensor(b, dtype=torch.float64).reshape(-1).expand(C)
             st[n] = [torch.ones(C, dtype=torch.float64), b, (a, kw)]
-        if name in ('addmm', 'mm'):                       # the constant factor is the weight (either side)
+        if name in ('addmm', 'mm', 'bmm'):                # the constant factor is the weight (either side)
             i = 1 if name == 'addmm' else 0
             m1, m2 = (a[i], pw(a[i + 1])) if d[i] else (pw(a[i]), a[i + 1])
-            return torch.addmm(bb(a[0]), m1, m2) if name == 'addmm' else torch.mm(m1, m2)
+            return torch.addmm(bb(a[0]), m1, m2) if name == 'addmm' else (torch.bmm if name == 'bmm' else torch.mm)(m1, m2)
         if name == 'convolution': return n.target(a[0], pw(a[1]), bb(a[2]), *a[3:], **kw)
         if name == _BN:
             s, t = _bn_affine(a)
