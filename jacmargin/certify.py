@@ -1766,7 +1766,7 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     """Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖). A program
     that moves samples off the first axis has its moved values' sets as boxes (`B.ids`), or, where its layouts cannot
     be followed, the global certificate (`B.glob`)."""
-    x = check_batch(x).contiguous()                   # a channels_last batch: the program's `view`s need rows
+    x = check_batch(x)
     check_measure_dtype(model_dtype(model))
     shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
@@ -1784,7 +1784,9 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     said = False
     for i in range(0, len(x), batch_size):
         B = _Ball(ep, factors, rown)
-        z = B.center(x[i:i + batch_size].detach().to(dev, torch.float64))
+        xb = x[i:i + batch_size].detach()                 # float64 in the default strides, which the program's
+        z = B.center(torch.empty(xb.shape, dtype=torch.float64, device=dev).copy_(xb))   # `view`s assume: a
+                                                          # channels_last batch, or one channel in either layout
         B.glob = not B.layouts()
         if B.glob and not said:
             warnings.warn(f"local bounds: {type(model).__name__}'s program moves its samples off the first axis in a "
