@@ -1766,7 +1766,7 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     """Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖). A program
     that moves samples off the first axis has its moved values' sets as boxes (`B.ids`), or, where its layouts cannot
     be followed, the global certificate (`B.glob`)."""
-    x = check_batch(x)
+    x = check_batch(x, allow_empty=False, finite=True)
     check_measure_dtype(model_dtype(model))
     shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")

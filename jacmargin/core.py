@@ -245,7 +245,8 @@ def rounding_allowance(dtype:torch.dtype) -> float:
 def check_batch(x,              # what was passed as a batch
                 name:str='x',   # its name in the message
                 min_dim:int=2,  # least number of dimensions, batch included
-                allow_empty:bool=True  # False: refuse a batch of no samples (a mean or a maximum over it)
+                allow_empty:bool=True, # False: refuse a batch of no samples (a mean or a maximum over it)
+                finite:bool=False      # True: refuse NaN or inf entries (a bound or a distance at such a point)
                ) -> Tensor:
     "Raise a clear error unless `x` is a floating tensor with a leading batch dimension; return it."
     if not isinstance(x, Tensor): raise TypeError(f"`{name}` must be a torch.Tensor, got {type(x).__name__}.")
@@ -257,6 +258,11 @@ def check_batch(x,              # what was passed as a batch
                          f"{min_dim} dimensions. For a single sample use `{name}.unsqueeze(0)`.")
     if not allow_empty and x.shape[0] == 0:
         raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: no samples. Pass at least one.")
+    if finite and not bool(torch.isfinite(x).all()):
+        bad = int((~torch.isfinite(x.detach()).flatten(1)).any(1).sum()) if x.dim() > 1 else 1
+        raise UserInputError(f"`{name}` holds NaN or inf entries ({bad} of its {len(x)} samples): no margin, bound or "
+                             f"distance means anything there. Drop or repair those samples, e.g. "
+                             f"`{name}[torch.isfinite({name}).flatten(1).all(1)]`.")
     return x
 
 # %% ../nbs/00_core.ipynb #a9b8c701

@@ -222,7 +222,7 @@ def input_margin(model:nn.Module,                      # the classifier: (B, *x)
                  generator:torch.Generator|None=None   # seeded generator for the random parts
                 ) -> tuple[Tensor, Tensor]:
     "Upper bound of the margin γ(s_i): (distance (B,), x_adv) of a batched minimal-L2 attack refined by bisection."
-    x = check_batch(x)
+    x = check_batch(x, finite=True)
     check_model_input(model, x)
     warn_pixel_range(x)
     y = check_labels(y, len(x))
@@ -239,6 +239,7 @@ def input_margin(model:nn.Module,                      # the classifier: (B, *x)
               n_refine=n_refine)
     with preserved(model):
         with torch.no_grad(): logits = model(x)
+        y = check_labels(y, len(x), logits.shape[1])                 # a label past the classes: said, not "misclassified"
         C, todo, x_adv = logits.shape[1], (logits.argmax(1) == y).nonzero()[:, 0], x.detach().clone()
         if len(todo) and targets is None:
             x_adv[todo] = _attack_restarts(model, x[todo], y[todo], None, restarts, generator, **kw)
@@ -412,10 +413,12 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
     with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3), and
     with `sharp` too gamma_local_sharp (`local_margin(..., sharp=True)`, a bound ≥ gamma3)."""
-    x = check_batch(x)
+    x = check_batch(x, allow_empty=False, finite=True)
     check_model_input(model, x)
     warn_pixel_range(x)
     check_measure_dtype(model_dtype(model))
+    if x.dtype != model_dtype(model):
+        raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
     if output not in ('probs', 'logits'):
         raise UserInputError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
     lL2, lLF = _bounds_of(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape), norms)  # or refuse
