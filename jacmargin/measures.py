@@ -283,7 +283,7 @@ def _weights_visit(rec:list, chains:dict|None=None):
             return out
         if name == 'bmm':                                                # `einsum`, a matmul: a batch of products
             i, c = d.index(1), a[1 - d.index(1)]
-            if c.shape[0] != 1: raise UndefinedMeasureError(
+            if c.shape[0] != 1 and not torch.equal(c, c[:1].expand_as(c)): raise UndefinedMeasureError(
                 f"{_loc(n)} multiplies by {c.shape[0]} different constant matrices (a batched product): that is no "
                 "single weight layer here; write it as a Linear, a matmul with one matrix or a grouped convolution.")
             w = c[0].T if i == 0 else c[0]                                  # (out, in): rows @ W, or W @ columns
