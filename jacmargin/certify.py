@@ -108,6 +108,10 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
         raise UserInputError(f"the model does not run on a batch of inputs of shape {shape} ({type(e).__name__}: "
                              f"{str(e).splitlines()[0][:200]})."
                              f"{hint or ' Pass the per-sample input shape (no batch axis).'}") from None
+    wrote = sorted(k for k, p in model.named_parameters() if p._version != state['params'][k][0])
+    if wrote:                                   # seen on every torch (older ones refuse to export it, unsaid why)
+        _restore(model, state)
+        raise UnsupportedModelError(_writes_params(wrote))
     try:
         with warnings.catch_warnings(), _quiet():
             warnings.simplefilter('ignore')
@@ -134,6 +138,12 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
                                     "`torch.export` traces it, or bound the model yourself.")) from None
     finally: _restore(model, state)
     return ep, x
+
+def _writes_params(names) -> str:
+    "The refusal of a forward that writes its own parameters in place."
+    return (f"certified bound: the forward writes its parameter(s) {sorted(set(names))} in place (e.g. "
+            "`self.fc.weight.mul_(2)` under `torch.no_grad()`): each call computes another function, so no bound holds "
+            "for the next one. Compute the weight out of place (`w = self.fc.weight * 2`, then `F.linear(x, w)`).")
 
 def _snapshot(model:nn.Module) -> dict:
     "Copies of the buffers, and of the parameters with their version counters, for `_restore`."
@@ -883,10 +893,7 @@ def _scan(ep):
         "statistics; `model.eval()` stops batch norm's): each call computes another function, so no bound holds for "
         "the next one.")
     par = dict(getattr(sig, 'parameters_to_mutate', {}) or {})
-    if par: raise UnsupportedModelError(
-        f"certified bound: the forward writes its parameter(s) {sorted(set(par.values()))} in place (e.g. "
-        "`self.fc.weight.mul_(2)` under `torch.no_grad()`): each call computes another function, so no bound holds "
-        "for the next one. Compute the weight out of place (`w = self.fc.weight * 2`, then `F.linear(x, w)`).")
+    if par: raise UnsupportedModelError(_writes_params(par.values()))
     if getattr(sig, 'user_inputs_to_mutate', None): raise UnsupportedModelError(
         "certified bound: the forward writes into its input in place (e.g. `x.mul_(5)`, `x -= mean`, an in-place "
         "activation applied to the input): every call changes the caller's tensor, so what a bound or measure is "
