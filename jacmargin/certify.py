@@ -892,8 +892,6 @@ def _scan(ep):
         f"certified bound: the forward writes its buffer(s) {sorted(set(mut.values()))} (a counter or running "
         "statistics; `model.eval()` stops batch norm's): each call computes another function, so no bound holds for "
         "the next one.")
-    par = dict(getattr(sig, 'parameters_to_mutate', {}) or {})
-    if par: raise UnsupportedModelError(_writes_params(par.values()))
     if getattr(sig, 'user_inputs_to_mutate', None): raise UnsupportedModelError(
         "certified bound: the forward writes into its input in place (e.g. `x.mul_(5)`, `x -= mean`, an in-place "
         "activation applied to the input): every call changes the caller's tensor, so what a bound or measure is "

@@ -282,7 +282,8 @@ def _weights_visit(rec:list, chains:dict|None=None):
                 r['w'] = _scale_out(r['w'], st[L], r['args'] if r['kind'] == 'conv' else None)
             return out
         if name == 'bmm':                                                # `einsum`, a matmul: a batch of products
-            i, c = d.index(1), a[1 - d.index(1)]
+            i = d.index(1)
+            c = a[1 - i]
             if c.shape[0] != 1 and not torch.equal(c, c[:1].expand_as(c)): raise UndefinedMeasureError(
                 f"{_loc(n)} multiplies by {c.shape[0]} different constant matrices (a batched product): that is no "
                 "single weight layer here; write it as a Linear, a matmul with one matrix or a grouped convolution.")
@@ -764,9 +765,7 @@ def jacobian_norms(model:nn.Module,     # the classifier: (B, *x) → logits (B,
                    batch_size:int=256   # samples per Jacobian batch
                   ) -> tuple[Tensor, Tensor]:
     "Per-sample (‖J(x_i)‖₂, ‖J(x_i)‖_F), each (N,), in eval mode, from one exact Jacobian per batch."
-    check_batch(x, allow_empty=False)
-    if not bool(torch.isfinite(x).all()): raise UserInputError("`x` holds NaN or inf entries: a Jacobian there has no "
-                                                               "norm. Drop or repair those samples.")
+    check_batch(x, allow_empty=False, finite=True)
     _check_model(model, x)
     s2, sf = [], []
     with preserved(model):
