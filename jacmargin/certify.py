@@ -17,7 +17,7 @@ from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_f
 
 # %% auto #0
 __all__ = ['RULES', 'export_program', 'sample_layouts', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product',
-           'allowlist', 'local_gradient_bounds', 'local_margin']
+           'lipschitz_pair_bounds', 'allowlist', 'local_gradient_bounds', 'local_margin']
 
 # %% ../nbs/02b_certify.ipynb #6ba8cd87
 _B = 2          # batch size of the exported program
@@ -34,6 +34,31 @@ def _unwrap(model):
             model, (nn.DataParallel, nn.parallel.DistributedDataParallel)) else None)
         if not isinstance(inner, nn.Module): return model
         model = inner
+
+@contextlib.contextmanager
+def _fixed_parametrizations(model:nn.Module):
+    """Inside: each parametrized tensor of `model` (`torch.nn.utils.parametrize`: `spectral_norm`, `orthogonal`,
+    `weight_norm`, deel-torchlip's and orthogonium's layers) computed once from the current state and read from
+    `parametrize.cached()`, the state put back. A power-iteration step inside a parametrization writes its vectors on
+    every call, so each call computes a slightly other function: the forward inside computes the one the model's next
+    call computes (the same state, the same steps), with no write, and the bound is of it."""
+    from torch.nn.utils import parametrize as P
+    mods = [m for m in model.modules() if P.is_parametrized(m)]
+    if not mods:
+        yield; return
+    warnings.warn(f"{type(model).__name__} holds parametrizations: bounded with the weights they compute now (the "
+                  "weights of the model's next call); a power-iteration state that moves between calls changes them. "
+                  "For a fixed, certified function materialize them once: `torch.nn.utils.parametrize."
+                  "remove_parametrizations(module, name, leave_parametrized=True)` (deel-torchlip: `vanilla_export()`).",
+                  stacklevel=4)
+    state = _snapshot(model)
+    with P.cached():
+        try:
+            with torch.no_grad():
+                for m in mods:
+                    for name in m.parametrizations.keys(): getattr(m, name)      # computed, cached
+        finally: _restore(model, state)                                         # the writes undone
+        yield
 
 # %% ../nbs/02b_certify.ipynb #a04e64bb
 def _user_line(e:BaseException) -> str:
@@ -77,8 +102,13 @@ def _quiet():
 # %% ../nbs/02b_certify.ipynb #2b6d2241
 def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
     """(exported core-ATen program, sample batch) of `model` on a batch of two inputs of the per-sample `input_shape`;
-    with `any_batch` the program runs on batches of any size (the local bounds run it on chunks)."""
+    with `any_batch` the program runs on batches of any size (the local bounds run it on chunks). Parametrized weights
+    are read as the model's next call computes them (`_fixed_parametrizations`)."""
     if not isinstance(model, nn.Module): raise UserInputError(f"expected an nn.Module, got {type(model).__name__}.")
+    with _fixed_parametrizations(_unwrap(model)): return _export(model, input_shape, any_batch)
+
+def _export(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
+    "`export_program`'s work, the parametrizations fixed."
     model = _unwrap(model)
     try: shape = tuple(operator.index(s) for s in input_shape)                  # 8.5 is refused, not truncated
     except TypeError: raise UserInputError(f"input_shape must be a tuple of ints, got {input_shape!r}.") from None
@@ -532,10 +562,121 @@ def _r_where(ctx):
     return out
 
 # %% ../nbs/02b_certify.ipynb #7926b020
+_ORDER = {'max', 'min', 'amax', 'amin', 'sort', 'maximum', 'minimum', 'fmax', 'fmin'}
+
+def _order_keys(q, name:str, K:dict, env:dict, groups:list):
+    """(key, rank, single) of node q's entries, an order statistic of groups of single entries of its argument(s):
+    key the group's smallest id, rank the statistic's position in the sorted group; each group's ids in `groups`."""
+    v = env[q]
+    if name in ('maximum', 'minimum', 'fmax', 'fmin') or len(q.args) > 1 and isinstance(q.args[1], torch.fx.Node):
+        ks = [K.get(a) for a in q.args[:2]]
+        if any(k is None for k in ks): return None                   # a constant operand: a clamp, no permutation
+        (ka, ra, sa), (kb, rb, sb) = (tuple(torch.broadcast_to(t, v.shape) for t in k) for k in ks)
+        if not bool((sa * sb).all()) or bool(((ka == 0) | (kb == 0)).any()): return None
+        same = ka == kb                                              # max(a, a) = a: the entry itself
+        groups.append(torch.stack([torch.minimum(ka, kb), torch.maximum(ka, kb)], -1)[~same])
+        top = 1. if name in ('maximum', 'fmax', 'max') else 0.
+        return torch.minimum(ka, kb), torch.where(same, 0., top), same.double()
+    k, r, s = K[q.args[0]]
+    if name == 'sort':
+        dim = q.kwargs.get('dim', q.args[1] if len(q.args) > 1 and isinstance(q.args[1], int) else -1)
+        dims = [int(dim) % k.dim()]
+    else:
+        dims = _dims_of(q.args[1] if len(q.args) > 1 else q.kwargs.get('dim'), k.dim())
+    if not bool(s.all()) or bool((k == 0).any()): return None       # groups of single entries, each from the input
+    kk = k.movedim(dims, list(range(k.dim() - len(dims), k.dim()))).flatten(k.dim() - len(dims))   # (..., n)
+    n = kk.shape[-1]
+    srt = kk.sort(-1).values
+    if n > 1 and bool((srt[..., 1:] == srt[..., :-1]).any()): return None   # an entry twice in one group
+    groups.append(srt.reshape(-1, n))
+    key = srt[..., 0]
+    if name == 'sort':
+        desc = bool(q.kwargs.get('descending', q.args[2] if len(q.args) > 2 and isinstance(q.args[2], bool) else False))
+        rank = torch.arange(n, dtype=torch.float64, device=k.device)
+        rank = (n - 1 - rank) if desc else rank
+        shape = [1] * k.dim()
+        shape[dims[0]] = n
+        key = key.unsqueeze(dims[0]).expand(k.shape)
+        rank = rank.reshape(shape).expand(k.shape)
+        return [(key, rank, torch.zeros_like(key)), None]
+    keep = bool(q.args[2] if len(q.args) > 2 else q.kwargs.get('keepdim', False))
+    shape = [1 if i in dims else d for i, d in enumerate(k.shape)] if keep else [d for i, d in enumerate(k.shape)
+                                                                               if i not in dims]
+    key = key.reshape(shape)
+    rank = torch.full_like(key, float(n - 1) if name in ('max', 'amax') else 0.)
+    out = (key, rank, torch.zeros_like(key) if n > 1 else torch.ones_like(key))
+    return [out, None] if name in ('max', 'min') else out
+
+def _joint(ctx):
+    """Terms [(source, √c)] of a cat / stack whose pieces are order statistics (min, max, sort, maximum / minimum of
+    two operands) and copies of disjoint groups of the entries of earlier values (the sources), c the most copies of one
+    (group, rank); None where the pieces are not of that form (the rule of disjoint pieces applies)."""
+    env, region, src, stack = ctx.env, set(), set(), [a for a in ctx.n.args[0] if isinstance(a, torch.fx.Node)]
+    while stack:
+        q = stack.pop()
+        if q in region or q in src or not ctx.dep.get(q, False): continue
+        name = _opname(q)
+        if q.op == 'call_function' and (name == 'getitem' or name in _ORDER or name in _GATHER):
+            region.add(q); stack.extend(q.all_input_nodes)
+        else: src.add(q)
+    if not region or not any(_opname(q) in _ORDER for q in region): return None
+    if not all(_fl(env[s]) for s in src): return None
+    K, off, groups = {}, 0., []
+    for s in sorted(src, key=lambda q: q.name):                      # ids 1, 2, ... over the sources' entries
+        v = env[s]
+        ids = torch.arange(1, v.numel() + 1, dtype=torch.float64, device=v.device).reshape(v.shape) + off
+        off += v.numel()
+        K[s] = (ids, torch.zeros_like(ids), torch.ones_like(ids))
+    for q in ctx.n.graph.nodes:                                      # in program order
+        if q not in region: continue
+        name = _opname(q)
+        if name == 'getitem':
+            t = K.get(q.args[0])
+            if not isinstance(t, (list, tuple)) or t[q.args[1]] is None: return None
+            K[q] = t[q.args[1]]
+        elif name in _ORDER:
+            t = _order_keys(q, name, K, env, groups)
+            if t is None: return None
+            K[q] = t
+        else:
+            ins = [a for a in q.all_input_nodes if a in K]
+            runs = [_on_ids(q, {a: K[a][i] for a in ins}, env) for i in range(3)]
+            K[q] = (list(zip(*runs)) if isinstance(runs[0], (list, tuple)) else tuple(runs))
+    pieces = [K.get(a) for a in ctx.n.args[0] if isinstance(a, torch.fx.Node) and ctx.dep[a]]
+    if any(not isinstance(p, tuple) for p in pieces): return None
+    ks = torch.cat([p[0].reshape(-1) for p in pieces])
+    rs = torch.cat([p[1].reshape(-1) for p in pieces])
+    sg = torch.cat([p[2].reshape(-1) for p in pieces]) > 0
+    used = ks > 0
+    keys = ks[used].unique()
+    rows = [g[torch.isin(g[:, 0], keys)] for g in groups if g.numel()]
+    n = max([g.shape[1] for g in rows] + [1])
+    pad = lambda g: torch.cat([g, g.new_zeros(g.shape[0], n - g.shape[1])], 1)
+    single = ks[used & sg].unique()
+    rows = torch.cat([pad(g) for g in rows] + [pad(single[:, None])]).unique(dim=0)
+    ids = rows[rows > 0]
+    if len(ids.unique()) != len(ids): return None                   # an entry in two groups (or alone and in one)
+    if not bool(torch.isin(keys, rows[:, 0]).all()): return None
+    c = torch.stack([ks[used], rs[used]], 1).unique(dim=0, return_counts=True)[1].max().item()
+    ctx.via.update(a for a in ctx.n.all_input_nodes if ctx.dep[a])
+    if len(src) == 1 and all(u in region or u is ctx.n for q in region for u in q.users):
+        ctx.joined = {q.name for q in region}     # one path again: their merges are no joins of the chain
+    return [(s, _one(math.sqrt(c))) for s in sorted(src, key=lambda q: q.name)]
+
 @_rule('cat stack', "disjoint pieces of the output: √(Σ L_i²) (along any axis: where the samples go is tracked by the "
-       "layout, as for permute)")
+       "layout, as for permute); pieces that are order statistics of disjoint groups of earlier values' entries (GroupSort, "
+       "MaxMin: min and max of each pair; sort; maximum / minimum of two operands, both kept): √c · √(Σ_s L_s²) over the "
+       "sources s, c the most copies of one (group, rank) (sorting is 1-Lipschitz: the pieces are parts of sorted groups)")
 def _r_cat(ctx):
-    return [(a, _one(1.)) for a in ctx.n.args[0] if isinstance(a, torch.fx.Node) and ctx.dep[a]]
+    plain = [(a, _one(1.)) for a in ctx.n.args[0] if isinstance(a, torch.fx.Node) and ctx.dep[a]]
+    if ctx.L is None: return plain                         # the local rules' constants: one per argument
+    j = _joint(ctx)
+    if j is None: return plain
+    log = lambda ts: np.logaddexp.reduce(np.array([2 * (np.log(f[0]) + ctx.L[t][0]) for t, f in ts]))
+    if log(j) < log(plain): return j
+    ctx.via.clear()
+    ctx.joined = None
+    return plain
 
 # %% ../nbs/02b_certify.ipynb #afebcc42
 @_rule('slice_scatter select_scatter index_put copy', "the output's entries come from the base or (once each) from the "
@@ -617,7 +758,8 @@ def _r_conv(ctx):
     if bn is not None: w = w * _bn_scale(ctx, bn).to(w.device).reshape(-1, *[1] * (w.dim() - 1))
     ins, outs = tuple(v.shape[2:]), tuple(ctx.out.shape[2:])
     kind = f"Conv{len(ins)}d" + ('Transpose' if transposed else '')
-    g = None if transposed or ctx.S is None else _gathered(ctx, x)     # (S is None: the local rules' constants)
+    g = None if transposed or ctx.L is None else _gathered(ctx, x)     # (L None: the local rules' constants,
+    #                                                                  one per argument of the conv)
     if g is not None:                                     # a pad (any mode) before it: the composed map, bounded as one
         X, src, sp, region = g
         s, f = conv_norm_gathered(w, ins, stride, padding, dilation, groups, src, sp)
@@ -711,6 +853,7 @@ class _Ctx:
     def __init__(self, n, env, dep, folds, folded, rows, S=None, row_of=None):
         self.n, self.env, self.dep, self.folds, self.folded, self.rows = n, env, dep, folds, folded, rows
         self.S, self.row_of = S, {} if row_of is None else row_of
+        self.L = None                    # the global propagation's log bounds so far (None: the local rules' constants)
         self.name = _opname(n)
         self.args = list(torch.fx.node.map_arg(n.args, lambda a: env[a]))
         self.kwargs = dict(torch.fx.node.map_arg(n.kwargs, lambda a: env[a]))
@@ -848,13 +991,15 @@ def _gathered(ctx, x):
     """(source node, position map, source grid, the gather's nodes) when the conv's input `x` only gathers the positions of
     one earlier value, the same for every sample and channel, and nothing else reads the gather's nodes (a reflect,
     replicate or circular pad); else None. The map is found by running the gather on the source's entry numbers."""
-    region, X, stack = set(), set(), [x]
-    while stack:
-        q = stack.pop()
-        if q in region or q in X or not ctx.dep.get(q, False): continue      # constants: an empty buffer, indices
-        if q.op == 'call_function' and _opname(q) in _GATHER and _opname(q) != 'where':
-            region.add(q); stack.extend(q.all_input_nodes)
-        else: X.add(q)
+    for stop in ({'where'}, {'where', 'cat', 'stack'}):     # a pad of a value that is itself a cat: the cat is X
+        region, X, stack = set(), set(), [x]
+        while stack:
+            q = stack.pop()
+            if q in region or q in X or not ctx.dep.get(q, False): continue  # constants: an empty buffer, indices
+            if q.op == 'call_function' and _opname(q) in _GATHER and _opname(q) not in stop:
+                region.add(q); stack.extend(q.all_input_nodes)
+            else: X.add(q)
+        if len(X) == 1: break
     if len(X) != 1 or not region or any(u not in region and u is not ctx.n for q in region for u in q.users): return None
     X = X.pop()
     v, xv = ctx.val(X), ctx.val(x)
@@ -922,8 +1067,10 @@ def _run(ep, x:Tensor) -> list:
             a, kw = (torch.fx.node.map_arg(v, env.__getitem__) for v in (n.args, n.kwargs))
             with torch.no_grad(): env[n] = _settled(n, n.target(*a, **kw))
 
-def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
-    "Run the exported program on x, carrying per node the log of an upper bound of its Lipschitz constant (2 kinds)."
+def _propagate(ep, x:Tensor, fold:bool=True, feat:dict|None=None) -> tuple:
+    """Run the exported program on x, carrying per node the log of an upper bound of its Lipschitz constant (2 kinds);
+    with `feat` (a dict), where the logits are a product with a constant matrix (a Linear classifier), also its
+    weight `W` (C, F) and the spectral log bound `log` of the features it multiplies."""
     sig, g, consts = ep.graph_signature, ep.graph, _const_inputs(ep)
     users = list(sig.user_inputs)
     if len(users) != 1:
@@ -965,6 +1112,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
                 "function of the values with a Lipschitz bound; cast with `.to(dtype)`")
             S[n] = _layout(n, name, env, dep, S, _B)                 # where each entry's sample is (never two)
             ctx = _Ctx(n, env, dep, folds, folded, rows, S, row_of)
+            ctx.L = L
             terms = RULES[name][0](ctx)
             if set(ins) - {t for t, _ in terms} - ctx.via: raise _Refuse("it uses an input-dependent value no rule covers")
         except _Refuse as e:
@@ -976,6 +1124,7 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
                                         "it reads hold NaN or inf?")
         L[n] = np.logaddexp.reduce(T, 0) if name not in _RSS else np.logaddexp.reduce(2 * T, 0) / 2
         if len(terms) > 1: merges.append(n.name)
+        if getattr(ctx, 'joined', None) and len(terms) == 1: merges = [q for q in merges if q not in ctx.joined]
         if len(terms) == 1 and not ctx.recorded and (terms[0][1] != 1).any():
             ctx.row(name, terms[0][1])
     outs = [o for o in sig.user_outputs]
@@ -990,6 +1139,12 @@ def _propagate(ep, x:Tensor, fold:bool=True) -> tuple:
         raise UnsupportedModelError("certified bound: the model's output rows are not its samples' (row i holds "
                                     "entries computed from another sample): it reorders or mixes the batch.")
     Lo = L[o] if dep.get(o) else np.full(2, -np.inf)
+    if feat is not None and dep.get(o) and _opname(o) in ('addmm', 'mm') and o not in folds:
+        off = 1 if _opname(o) == 'addmm' else 0
+        a, w = o.args[off], o.args[off + 1]
+        const_bias = off == 0 or not (isinstance(o.args[0], torch.fx.Node) and dep[o.args[0]])
+        if isinstance(a, torch.fx.Node) and dep[a] and not (isinstance(w, torch.fx.Node) and dep[w]) and const_bias:
+            feat.update(W=env[w].detach().double().T, log=float(L[a][0]) + math.log1p(ROUND_UP))
     return Lo + math.log1p(ROUND_UP), [r for r in rows if r is not None], merges
 
 # %% ../nbs/02b_certify.ipynb #9c1e5a77
@@ -1057,6 +1212,10 @@ def _close(a:Tensor, b:Tensor, scale:float|None=None) -> bool:
     return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e3 * eps, atol=1e3 * eps * scale)
 
 def _same_program(model:nn.Module, ep, x:Tensor):
+    "`_check_same_program` with the parametrized weights fixed as in the program (`_fixed_parametrizations`)."
+    with _fixed_parametrizations(model): _check_same_program(model, ep, x)
+
+def _check_same_program(model:nn.Module, ep, x:Tensor):
     """Refuse a model whose forward is not the program bounded: one that computes other values than the program
     (an in-place write into an overlapping view, whose result depends on memory order), or that computes a sample
     differently alone than in the traced batch (a branch on the batch size, or on the other samples)."""
@@ -1134,6 +1293,25 @@ def norm_product(model:nn.Module, input_shape, kind:str='spectral', norms:pd.Dat
     vals = (norms if norms is not None else pd.DataFrame(rows, columns=['name', 'kind', 'input_shape', *_COLS]))[kind]
     with np.errstate(divide='ignore'): L = float(np.log(np.asarray(vals.fillna(1.), float)).sum())
     return L if log else _exp_up(L, 'norm_product')
+
+# %% ../nbs/02b_certify.ipynb #3090b674
+@measurement
+def lipschitz_pair_bounds(model:nn.Module, input_shape, fold:bool=True) -> Tensor:
+    """(C, C) certified upper bounds L_yj of the L2 Lipschitz constants of the logit differences z_y − z_j: where the
+    logits are a Linear classifier W of features with certified bound K, ‖w_y − w_j‖₂ K (at most √2 L); else √2 L, L
+    the `lipschitz_bound`. The diagonal is 0. A margin certificate: |z_y − z_j| changes by at most L_yj ‖Δx‖."""
+    ep, x = export_program(model, input_shape)
+    feat = {}
+    with torch.no_grad(): Lo = _propagate(ep, x, fold, feat)[0]
+    _same_program(_unwrap(model), ep, x)
+    C = int(_run(ep, x)[0].shape[1])
+    full = torch.full((C, C), _exp_up(float(Lo[0]), 'lipschitz_pair_bounds') * math.sqrt(2) * (1 + ROUND_UP),
+                      dtype=torch.float64)
+    if 'W' in feat and feat['W'].shape[0] == C:
+        W = feat['W'].cpu()
+        d = (W[:, None] - W[None]).norm(dim=-1) * (1 + 4 * ROUND_UP) * _exp_up(feat['log'], 'lipschitz_pair_bounds')
+        full = torch.minimum(full, d * (1 + ROUND_UP))
+    return full.fill_diagonal_(0.)
 
 # %% ../nbs/02b_certify.ipynb #1ee6a25d
 _ISO = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose _to_copy split '

@@ -12,10 +12,10 @@ from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
                             UserInputError, check_model_input, warn_pixel_range, rounding_allowance)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
-from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, local_margin
+from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, local_margin, lipschitz_pair_bounds
 
 # %% auto #0
-__all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds']
+__all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds', 'certified_radius']
 
 # %% ../nbs/04_margins.ipynb #23a6f768
 def score(probs:Tensor,  # network outputs (B, C), the softmax of eq. 33
@@ -451,3 +451,26 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                                         n_random, n_line, generator)
         res['gamma1_est'] = g1
     return res
+
+# %% ../nbs/04_margins.ipynb #28265850
+@measurement
+def certified_radius(model:nn.Module,       # the classifier: (B, *x) → logits (B, C)
+                     x:Tensor,              # inputs (B, *x), the model's dtype
+                     y:Tensor,              # labels (B,)
+                     input_shape=None,      # per-sample input shape (default: x.shape[1:])
+                     pairs:Tensor|None=None # the (C, C) `lipschitz_pair_bounds`, if already computed
+                    ) -> Tensor:
+    "(B,) certified ℓ2 radius min_j (z_y − z_j) / L_yj (0 where misclassified), L_yj the certified pair bounds."
+    x = check_batch(x, allow_empty=False, finite=True)
+    check_model_input(model, x)
+    check_measure_dtype(model_dtype(model))
+    if x.dtype != model_dtype(model):
+        raise UserInputError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
+    if pairs is None: pairs = lipschitz_pair_bounds(model, tuple(x.shape[1:]) if input_shape is None else input_shape)
+    with torch.no_grad(), preserved(model): z = model.eval()(x).double()
+    y = check_labels(y, len(x), z.shape[1])
+    P = pairs.to(z.device, torch.float64)[y]                                      # (B, C)
+    d = z.gather(1, y[:, None]) - z - rounding_allowance(model_dtype(model)) * (1 + 2 * z.abs().amax(1, keepdim=True))
+    r = torch.where(P > 0, d / P, torch.where(d > 0, math.inf, -math.inf))      # (B, C); j = y: +inf
+    r = r.scatter(1, y[:, None], math.inf).amin(1)
+    return (r.clamp_min(0) * (1 - 1e-12)).to(torch.float64)

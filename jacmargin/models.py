@@ -14,7 +14,7 @@ from .core import LINEAR_TYPES, UserInputError
 
 # %% auto #0
 __all__ = ['MODELS', 'RowNorm', 'row_normalize', 'RowNormLinear', 'assign_taps', 'linear_layers', 'MLP', 'PaperCNN', 'AllCNNC',
-           'PreActBlock', 'WideResNet', 'PreActResNet18', 'VGGNet', 'make_model']
+           'PreActBlock', 'WideResNet', 'PreActResNet18', 'VGGNet', 'MinMax', 'CNN4C3F', 'make_model']
 
 # %% ../nbs/11_models.ipynb #325dbd96
 class RowNorm(nn.Module):
@@ -245,9 +245,41 @@ class VGGNet(nn.Sequential):
         super().__init__(OrderedDict(layers))
         assign_taps(self)
 
+# %% ../nbs/11_models.ipynb #ff54f13a
+class MinMax(nn.Module):
+    """MaxMin / GroupSort-2 (Anil et al. 2019): the channels split in two halves a, b along `dim`, out = [max(a, b),
+    min(a, b)]. A permutation of each pair: 1-Lipschitz and gradient-norm preserving (the certificate's joint rule)."""
+    def __init__(self, dim:int=1): super().__init__(); self.dim = dim
+    def forward(self, x):
+        if x.shape[self.dim] % 2: raise UserInputError(f"MinMax needs an even size along dim {self.dim}, got "
+                                                       f"{x.shape[self.dim]} (shape {tuple(x.shape)}).")
+        a, b = x.chunk(2, self.dim)
+        return torch.cat([torch.maximum(a, b), torch.minimum(a, b)], self.dim)
+    def extra_repr(self): return f'dim={self.dim}'
+
+_ACTS = {'relu': nn.ReLU, 'minmax': MinMax}
+
+class CNN4C3F(nn.Sequential):
+    """The 4C3F network of the certified-training literature (Wong et al. 2018; Leino et al. 2021, MNIST): 3×3 conv 32,
+    4×4 conv 32 stride 2, 3×3 conv 64, 4×4 conv 64 stride 2, dense 512, 512, then the classifier; `act` 'minmax' or 'relu'."""
+    def __init__(self, in_channels:int=1, n_classes:int=10, input_size:int=28, act:str='minmax', width:int=1):
+        if act not in _ACTS: raise UserInputError(f"act={act!r}: use {' or '.join(map(repr, _ACTS))}.")
+        if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two stride-2 convs), got "
+                                                f"{input_size}.")
+        c1, c2, d = 32 * width, 64 * width, 512 * width
+        A = _ACTS[act]
+        layers = [('conv1', nn.Conv2d(in_channels, c1, 3, padding=1)), ('act1', A()),
+                  ('conv2', nn.Conv2d(c1, c1, 4, stride=2, padding=1)), ('act2', A()),
+                  ('conv3', nn.Conv2d(c1, c2, 3, padding=1)), ('act3', A()),
+                  ('conv4', nn.Conv2d(c2, c2, 4, stride=2, padding=1)), ('act4', A()),
+                  ('flatten', nn.Flatten()), ('fc1', nn.Linear(c2 * (input_size // 4) ** 2, d)), ('act5', A()),
+                  ('fc2', nn.Linear(d, d)), ('act6', A()), ('out', nn.Linear(d, n_classes))]
+        super().__init__(OrderedDict(layers))
+        assign_taps(self)
+
 # %% ../nbs/11_models.ipynb #3a1d6d5a
 MODELS = {'mlp': MLP, 'paper_cnn': PaperCNN, 'all_cnn_c': AllCNNC, 'preact_resnet18': PreActResNet18, 'vgg': VGGNet,
-          'wrn': WideResNet}
+          'wrn': WideResNet, 'cnn_4c3f': CNN4C3F}
 
 def make_model(name:str, **kwargs) -> nn.Module:
     """Build the model `name` of `MODELS` ('mlp', 'paper_cnn',

@@ -16,12 +16,13 @@ from .core import check_labels, model_taps, step_draw, preserved, LINEAR_TYPES, 
 from .core import UnsupportedModelError, same_entries
 from .operators import torch_layer
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
+from .certify import _certify
 
 # %% auto #0
 __all__ = ['REGULARIZERS', 'cross_entropy', 'multiclass_hinge_loss', 'Regularizer', 'input_graph', 'JacobianRegularizer',
            'SpectralJacobianRegularizer', 'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'frobenius_penalty',
-           'WeightDecay', 'WeiMaRegularizer', 'regularized_forward', 'penalty', 'make_regularizer', 'regularizer_suite',
-           'penalty_and_grad']
+           'WeightDecay', 'WeiMaRegularizer', 'CertifiedMargin', 'regularized_forward', 'penalty', 'make_regularizer',
+           'regularizer_suite', 'penalty_and_grad']
 
 # %% ../nbs/05_regularizers.ipynb #4b3526df
 def cross_entropy(logits:Tensor, y:Tensor) -> Tensor:
@@ -702,6 +703,94 @@ class WeiMaRegularizer(Regularizer):
         self._last = {'wei_ma': per.detach().mean(), 'wei_ma_active': (sq.detach() >= self.sigma).float().mean()}
         return per.mean()
 
+# %% ../nbs/05_regularizers.ipynb #eb19219c
+def _weighted_calls(model:nn.Module, x:Tensor) -> list:
+    "(module, per-sample input shape) of each Linear / Conv call of one forward of x[:1], in call order."
+    calls, hs = [], []
+    for m in model.modules():
+        if isinstance(m, LINEAR_TYPES):
+            hs.append(m.register_forward_pre_hook(lambda mod, a: calls.append((mod, tuple(a[0].shape[1:])))))
+    try:
+        with torch.no_grad(), preserved(model): model.eval()(x[:1])
+    finally:
+        for h in hs: h.remove()
+    return calls
+
+def _power_sigma(m:nn.Module, shape:tuple, v:Tensor, n_iter:int) -> tuple[Tensor, Tensor]:
+    """(σ, v): σ = ⟨u, A v⟩ with grad in the weights, A the layer's linear part on inputs of `shape` (bias and padding
+    mode as the module computes them), v (1, *shape) its right singular vector after `n_iter` power steps from v."""
+    A = lambda t: m(t) - m(torch.zeros_like(t))
+    with torch.no_grad():
+        for _ in range(n_iter):
+            with torch.enable_grad():
+                t = v.detach().requires_grad_(True)
+                Av = A(t)
+                u = Av / Av.norm().clamp_min(1e-30)
+                g, = torch.autograd.grad(Av, t, u)
+            v = g / g.norm().clamp_min(1e-30)
+    Av = A(v)
+    return (Av * (Av / Av.norm().clamp_min(1e-30)).detach()).sum(), v
+
+class CertifiedMargin(Regularizer):
+    """Certified-margin training (Tsuzuku et al. 2018; Leino et al. 2021, GloRo): cross-entropy on the worst-case
+    logits z̃_j = z_j + ε L_yj (j ≠ y), L_yj = ‖w_y − w_j‖₂ K, K the product of the feature map's layer norms (one
+    persistent power step per layer and call) times its constant factors (pooling), as the certificate computes them.
+    variant 'ce': CE(z̃, y); 'trades': KL(softmax z ‖ softmax z̃). ε ramps linearly over the first `ramp` training calls.
+    A training-time bound: it steers the optimizer and is never reported (the certificate recomputes every number)."""
+    def __init__(self, eps:float=1.58, variant:str='ce', ramp:int=0, n_iter:int=1):
+        super().__init__()
+        if not eps > 0: raise UserInputError(f"eps={eps!r}: the certified radius to train for must be > 0.")
+        if variant not in ('ce', 'trades'): raise UserInputError(f"variant={variant!r}: use 'ce' or 'trades'.")
+        if int(ramp) < 0 or int(n_iter) < 1: raise UserInputError(f"ramp={ramp} must be ≥ 0 and n_iter={n_iter} ≥ 1.")
+        self.eps, self.variant, self.ramp, self.n_iter = float(eps), variant, int(ramp), int(n_iter)
+        self._chain, self._v, self._t = None, {}, 0
+
+    def bind(self, model:nn.Module, x:Tensor):
+        "Find the chain of layers once: the certificate's rows, each Linear / Conv matched to its call."
+        calls = _weighted_calls(model, x)
+        with preserved(model): _, rows, merges = _certify(model.eval(), tuple(x.shape[1:]))
+        if merges: raise UnsupportedModelError(
+            f"certified-margin training: {type(model).__name__} is not a chain ({', '.join(merges[:3])} join paths); "
+            "its training bound is a product of layer norms. Use a chain (e.g. `CNN4C3F`), or a 1-Lipschitz library "
+            "network trained with its own loss.")
+        lin = [r for r in rows if r['kind'].split(' ')[0] in ('Linear', 'Conv1d', 'Conv2d', 'Conv3d')]
+        if any('BatchNorm' in r['kind'] for r in rows) or len(lin) != len(calls) or not calls or \
+                not isinstance(calls[-1][0], nn.Linear) or rows[-1] is not lin[-1]:
+            raise UnsupportedModelError(
+                f"certified-margin training: {type(model).__name__}'s operators "
+                f"({', '.join(r['kind'] for r in rows)}) are not Linear / Conv modules with 1-Lipschitz maps between "
+                "them ending in an nn.Linear classifier (batch norm, layers written with F.linear, an op after the "
+                "classifier): the training bound would not follow the certificate.")
+        const = math.prod(r['spectral'] for r in rows if r not in lin)
+        self._chain = (calls, const)
+
+    def lipschitz_pairs(self, model:nn.Module, x:Tensor) -> Tensor:
+        "(C, C) L_yj = ‖w_y − w_j‖₂ K with grad in the weights (the power vectors advance one step per call)."
+        if self._chain is None: self.bind(model, x)
+        calls, const = self._chain
+        K = x.new_tensor(const)
+        for i, (m, shape) in enumerate(calls[:-1]):
+            v = self._v.get(i)
+            if v is None or v.shape[1:] != shape or v.device != x.device or v.dtype != x.dtype:
+                v = torch.randn(1, *shape, generator=torch.Generator().manual_seed(i), dtype=x.dtype).to(x.device)
+                v = v / v.norm()
+            s, self._v[i] = _power_sigma(m, shape, v, self.n_iter if i in self._v else 10 * self.n_iter)
+            K = K * s
+        W = calls[-1][0].weight                                                   # (C, F)
+        return (W[:, None] - W[None]).norm(dim=-1) * K                            # (C, C)
+
+    def __call__(self, model, x, y, logits=None):
+        y = check_labels(y, len(x))
+        if logits is None: logits = model(x)
+        L = self.lipschitz_pairs(model, x)                                        # (C, C)
+        if model.training: self._t += 1
+        eps = self.eps * (min(1., self._t / self.ramp) if self.ramp else 1.)
+        worst = logits + eps * L[y]                                               # (B, C): L[y, y] = 0
+        if self.variant == 'ce': per = F.cross_entropy(worst, y, reduction='none')
+        else: per = (F.softmax(logits, 1) * (F.log_softmax(logits, 1) - F.log_softmax(worst, 1))).sum(1)
+        self._last = {'certified_margin': per.detach().mean(), 'certified_eps': torch.tensor(eps)}
+        return per.mean()
+
 # %% ../nbs/05_regularizers.ipynb #fd4315a7
 @contextlib.contextmanager
 def regularized_forward(model:nn.Module,  # the model whose forward is about to run (the unwrapped one under DDP)
@@ -736,7 +825,8 @@ def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|
 # %% ../nbs/05_regularizers.ipynb #1bcb7d5a
 REGULARIZERS = {'wd': WeightDecay, 'wd_classifier': lambda **kw: WeightDecay('classifier', **kw),
                 'jr': JacobianRegularizer, 'spectral': SpectralJacobianRegularizer,
-                'perlayer': PerLayerJacobianRegularizer, 'lm': LargeMarginRegularizer, 'weima': WeiMaRegularizer}
+                'perlayer': PerLayerJacobianRegularizer, 'lm': LargeMarginRegularizer, 'weima': WeiMaRegularizer,
+                'certified': CertifiedMargin}
 
 def make_regularizer(name:str,  # a key of `REGULARIZERS`
                      **options   # passed to its class, e.g. method='one_hot'
@@ -748,6 +838,7 @@ def make_regularizer(name:str,  # a key of `REGULARIZERS`
     'perlayer' eq. 52 (`PerLayerJacobianRegularizer`): taps, output, method='one_hot'|'exact', unbiased, generator;
     'lm'       large margin, 2016 eq. 26 (`LargeMarginRegularizer`): vectors='random'|'all', classifier, generator;
     'weima'    Wei–Ma thresholded Jacobian (`WeiMaRegularizer`): sigma=0.1, taps;
+    'certified' certified-margin training (`CertifiedMargin`): eps=1.58, variant='ce'|'trades', ramp=0, n_iter=1;
     'wd'       weight decay Σ‖W‖_F² (`WeightDecay`): which='all'|'classifier', bias=False, classifier;
     'wd_classifier' `WeightDecay('classifier')`: bias, classifier."""
     if name not in REGULARIZERS:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/15_runs.ipynb #908a60bd
 from __future__ import annotations
-import copy, functools, json, os, statistics, time
+import copy, functools, json, math, os, statistics, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -23,13 +23,15 @@ from .learner import (Learner, Callback, CancelFitException, PAPER_LR_SEQUENCES,
 from .regularizers import (REGULARIZERS, make_regularizer, cross_entropy, multiclass_hinge_loss,
                                     regularized_forward, penalty)
 from .measures import jacobian_stats, compute_measures, pac_bayes_curve
-from .margins import score, margin_lower_bounds, input_margin
+from .margins import score, margin_lower_bounds, input_margin, certified_radius
+from .certify import local_margin
 from .experiment import added
 
 # %% auto #0
-__all__ = ['LOSSES', 'MARGINS_REV', 'STATS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset', 'generated_dataset',
-           'run_data', 'run_model', 'run_loss', 'run_regularizers', 'batch_transforms', 'MappedLoader', 'batch_loader',
-           'StopAtLoss', 'run', 'run_from_config', 'migrate_cache', 'train_step', 'step_times']
+__all__ = ['LOSSES', 'MARGINS_REV', 'STATS', 'CERT_EPS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset',
+           'generated_dataset', 'run_data', 'run_model', 'run_loss', 'run_regularizers', 'batch_transforms',
+           'MappedLoader', 'batch_loader', 'weights_dir', 'StopAtLoss', 'run', 'run_from_config', 'migrate_cache',
+           'train_step', 'step_times']
 
 # %% ../nbs/15_runs.ipynb #6ec57fae
 @dataclass(frozen=True)
@@ -363,6 +365,49 @@ def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False, sharp:bool=F
 STATS = {'accuracy': _accuracy, 'jacobian': _jacobian, 'score': _score, 'measures': _measures,
          'margins': _margins, 'local_margins': functools.partial(_margins, local=True),
          'sharp_margins': functools.partial(_margins, local=True, sharp=True)}
+
+# %% ../nbs/15_runs.ipynb #46896caf
+CERT_EPS = (0.5, 1.0, 1.58)   # the ℓ2 radii of the certified-training literature's MNIST tables
+
+def weights_dir() -> Path:
+    "Where runs keep their trained weights: $JACMARGIN_WEIGHTS, else ./weights (git-ignored: never committed)."
+    return Path(os.environ.get('JACMARGIN_WEIGHTS', 'weights'))
+
+def _certified(model, data:dict, cfg:Run, fit:dict) -> dict:
+    """Certified robustness on the evaluation set: clean accuracy, verified robust accuracy at each ε of `CERT_EPS` by
+    the certificate's pairwise radius (`margins.certified_radius`) on all points, and on `n_stats` points the attack's
+    accuracy at ε, the medians of radius / attack distance and, on `n_stats // 10` of them, of γ_local / attack (and
+    the verified accuracy by max(γ_local, radius)). The weights go to `weights_dir()/<config hash>.pt`, so that the
+    columns can be recomputed when the certificate tightens."""
+    from jacmargin.experiment import config_hash
+    from jacmargin.certify import lipschitz_pair_bounds
+    model.eval()
+    d = weights_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, d / f'{config_hash(cfg)}.pt')
+    x, y = _labelled(data, 'eval', 0, fit['device'])
+    P = lipschitz_pair_bounds(model, tuple(x.shape[1:]))
+    with torch.no_grad(): pred = torch.cat([model(x[i:i + 1000]).argmax(1) for i in range(0, len(x), 1000)])
+    r = torch.cat([certified_radius(model, x[i:i + 1000], y[i:i + 1000], pairs=P) for i in range(0, len(x), 1000)])
+    ok = pred == y
+    res = {'certificate_rev': MARGINS_REV, 'clean_acc': 100 * ok.double().mean().item(), 'n_eval': len(x)}
+    for e in CERT_EPS: res[f'vra_{e:g}'] = 100 * (ok & (r.cpu().to(ok.device) >= e)).double().mean().item()
+    n = cfg.n_stats or len(x)
+    xs, ys, rs, oks = x[:n], y[:n], r[:n].to(x.device), ok[:n]
+    dist, _ = input_margin(model, xs, ys, box=(0., 1.))
+    dist = torch.where(oks, dist, torch.zeros_like(dist))
+    for e in CERT_EPS: res[f'attack_acc_{e:g}'] = 100 * (dist > e).double().mean().item()
+    med = lambda t: float(t.double().median()) if len(t) else math.nan
+    res['radius_over_attack'] = med((rs / dist)[oks & (dist > 0)])
+    k = max(1, n // 10)
+    gl = local_margin(model, xs[:k], ys[:k]).to(rs.device)
+    gl = torch.where(oks[:k], torch.maximum(gl.double(), rs[:k].double()), torch.zeros_like(rs[:k]))
+    res['local_over_attack'] = med((gl / dist[:k])[oks[:k] & (dist[:k] > 0)])
+    res['n_local'] = k
+    for e in CERT_EPS: res[f'vra_local_{e:g}'] = 100 * (gl >= e).double().mean().item()
+    return res
+
+STATS['certified'] = _certified
 
 # %% ../nbs/15_runs.ipynb #f5d0a392
 class StopAtLoss(Callback):
