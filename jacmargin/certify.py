@@ -146,7 +146,10 @@ def _export(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
         with warnings.catch_warnings(), _quiet():
             warnings.simplefilter('ignore')
             dyn = ({0: torch.export.Dim('batch', min=2, max=1 << 30)},) if any_batch else None
-            ep = torch.export.export(model, (x,), dynamic_shapes=dyn, strict=False)
+            try: ep = torch.export.export(model, (x,), dynamic_shapes=dyn, strict=False)
+            except Exception as e0:          # `len(x)` is a Python int to the non-strict tracer: it specialises the
+                if not (any_batch and 'specialized' in str(e0)): raise     # batch; torch's own tracer keeps it
+                ep = torch.export.export(model, (x,), dynamic_shapes=dyn, strict=True)
             ep = ep.run_decompositions(_decompositions())
     except Exception as e:
         kind = type(e).__name__
@@ -155,8 +158,9 @@ def _export(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
             except UnsupportedModelError: fixed = None          # the fixed-size program fails too: said below
             if fixed is not None:
                 _scan(fixed)                                    # its own refusals first (a random draw, say)
-                raise UnsupportedModelError(f"{type(model).__name__}: its program fixes the batch size (e.g. "
-                                            "`x.view(2, -1)`), so the local bounds cannot run it on chunks of samples: "
+                raise UnsupportedModelError(f"{type(model).__name__}: its program fixes the batch size (torch.export "
+                                            "specialised it to the traced batch of 2: e.g. `x.view(2, -1)`, or a size "
+                                            "computed from the batch as a Python number), so the local bounds cannot run it on chunks of samples: "
                                             "write its forward for any batch (`x.flatten(1)`).") from None
         why = ("its control flow depends on the input's values (a Python `if` on a tensor), so no single program "
                "computes it" if 'DataDependent' in kind or 'data-dependent' in str(e) else
@@ -1472,6 +1476,7 @@ def forward(self:_Ball, rho0:Tensor) -> dict:
     with `sharp`, also D[n], a bound of their ℓ2 distance to the value at x_i, and the boxes cut by it."""
     x = self.env[self.inp]
     S, D = {self.inp: (x, torch.zeros_like(x), rho0)}, {self.inp: rho0}
+    self.S = S                                  # as it fills: the local slopes of a node read its argument's box
     for n in self.g.nodes:
         if n.op == 'output': break
         if n.op == 'placeholder' or not self.dep[n]: continue
@@ -1559,6 +1564,10 @@ def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
             ohi = torch.maximum(lo.abs(), hi.abs())
             return (olo + ohi) / 2, (ohi - olo) / 2, torch.zeros_like(rho)
         c = self.gfac(n)[a.name]                   # f(m + e + b) − f(m) = s ⊙ (e + b), |s| ≤ c entrywise
+        if name in _LOCAL_SLOPES:                 # s = f'(ξ), ξ in the box: |s| ≤ the slopes' range there
+            dl, du = self.slopes(n, name, a)
+            c = torch.minimum(torch.maximum(dl.abs(), du.abs()), torch.full_like(dl, c))
+            return self.call(n, {a: m}), c * rad, _rows(c).amax(1) * rho
         return self.call(n, {a: m}), c * rad, c * rho
     return self.fwd_ball(n, S, deps)
 
@@ -1760,6 +1769,25 @@ def slopes(self:_Ball, n, name:str, a) -> tuple:
         d = lambda t: torch.where(t > 0, one, torch.exp(t.clamp_max(0) / al))
         return d(lo), d(hi)
     if name == 'log_sigmoid_forward': return torch.sigmoid(-hi), torch.sigmoid(-lo)   # f' = σ(−t): falling
+    if name in _SMOOTH: return _smooth_slopes(n, name, lo, hi, self.gfac(n)[a.name])
+    if name == 'elu':                                                # f' = scale above 0, scale·α·s·e^(s t) below
+        al, sc, isc = (float(arg(i, k, 1.)) for i, k in ((1, 'alpha'), (2, 'scale'), (3, 'input_scale')))
+        g = lambda t: sc * al * isc * torch.exp(isc * t.clamp_max(0))
+        neg, pos = lo <= 0, hi > 0
+        c = torch.stack([torch.where(neg, g(lo), sc * one), torch.where(neg, g(torch.minimum(hi, zero)), sc * one),
+                         torch.where(pos, sc * one, g(lo))])            # each end of the negative piece, the positive
+        return c.amin(0), c.amax(0)
+    if name == 'hardswish':                                          # (2t + 3)/6 on [−3, 3], 0 below, 1 above
+        mid = lambda t: (2 * t.clamp(-3, 3) + 3) / 6
+        dl, du = mid(lo), mid(hi)                                   # the middle piece, rising
+        dl, du = torch.where(lo < -3, torch.minimum(zero, dl), dl), torch.where(lo < -3, torch.maximum(zero, du), du)
+        dl, du = torch.where(hi > 3, torch.minimum(one, dl), dl), torch.where(hi > 3, torch.maximum(one, du), du)
+        dl, du = torch.where(hi < -3, zero, dl), torch.where(hi < -3, zero, du)  # wholly outside [−3, 3]
+        dl, du = torch.where(lo > 3, one, dl), torch.where(lo > 3, one, du)
+        return dl, du
+    if name == 'hardsigmoid':                # 1/6 on (−3, 3), 0 outside (torch's own slope: 1/6 in float32, 3e-9 more)
+        inside = ((lo > -3) & (hi < 3)).double() / 6 * (1 - 1e-6)
+        return inside, ((hi > -3) & (lo < 3)).double() / 6 * (1 + 1e-6)
     c = self.gfac(n)[a.name]                                         # any other: |f'| ≤ its global constant
     return -c * one, c * one
 
@@ -1784,6 +1812,28 @@ def max_local(self:_Ball, n, name:str) -> bool:
     "Whether the max has its local rule (max pools: 2-d, floor mode)."
     if name != 'max_pool2d_with_indices': return True
     return not (n.args[5] if len(n.args) > 5 else n.kwargs.get('ceil_mode', False)) and self.env[n.args[0]].dim() == 4
+
+# %% ../nbs/02b_certify.ipynb #bf27f875
+_SMOOTH = {'gelu', 'silu', 'mish'}
+_LOCAL_SLOPES = _SMOOTH | {'elu', 'hardswish', 'hardsigmoid'}       # their forward sets use the slopes' range too
+_M2 = {'silu': .5, 'gelu': .8, 'gelu_tanh': 2., 'mish': 2.}         # ≥ sup |f''| (SiLU'' ≤ 1/2, GELU'' = φ(t)(2 − t²))
+
+def _smooth_slopes(n, name:str, lo:Tensor, hi:Tensor, c:float, K:int=9) -> tuple:
+    """[f'_lo, f'_hi] over each entry's interval [lo, hi] of a smooth activation: f' at K evenly spaced points of it,
+    widened by M2·h/2 (between two grid points h apart f' moves at most M2·h/2 from the nearer one, M2 ≥ sup |f''|),
+    clipped to the global [−c, c]; the global range where the interval is not finite."""
+    appr = n.kwargs.get('approximate', n.args[1] if len(n.args) > 1 else 'none') if name == 'gelu' else 'none'
+    f = {'silu': F.silu, 'mish': F.mish, 'gelu': lambda t: F.gelu(t, approximate=appr)}[name]
+    M2 = _M2['gelu_tanh' if name == 'gelu' and appr != 'none' else name]
+    ok = torch.isfinite(lo) & torch.isfinite(hi) & (hi - lo < 1e3)
+    l, h = torch.where(ok, lo, 0.), torch.where(ok, hi, 0.)
+    w = torch.linspace(0, 1, K, dtype=torch.float64, device=lo.device).reshape(K, *[1] * lo.dim())
+    with torch.enable_grad():
+        t = (l + (h - l) * w).detach().requires_grad_(True)
+        d, = torch.autograd.grad(f(t).sum(), t)
+    e = M2 * (h - l) / (K - 1) / 2 + 1e-12 * (1 + d.abs().amax(0))     # and float64 rounding of f', generously
+    dl, du = (d.amin(0) - e).clamp(-c, c), (d.amax(0) + e).clamp(-c, c)
+    return torch.where(ok, dl, -c), torch.where(ok, du, c)
 
 # %% ../nbs/02b_certify.ipynb #6afbb3ee
 def _win(t:Tensor, k) -> Tensor:

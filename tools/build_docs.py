@@ -6,7 +6,7 @@
     python tools/build_docs.py --readme   # write README.md from nbs/index.ipynb (settings.ini `readme_nb`) only
     python tools/build_docs.py --check-readme   # exit 1 when README.md differs from what the notebook gives (CI)
 
-Needs the `docs` extra: `pip install -e ".[dev,docs]"`. Where Quarto is installed, `nbdev_docs` builds the
+Needs the `dev` extra (MkDocs and its plugins are in it): `pip install -e ".[dev]"`. Where Quarto is installed, `nbdev_docs` builds the
 Quarto site from the same notebooks instead.
 
 1. nbdev's own notebook processing into `_proc/` (what `nbdev_proc_nbs` does, without its attempt to install
