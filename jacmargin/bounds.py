@@ -10,6 +10,7 @@ import torch
 from torch import nn, Tensor
 from .core import check_batch
 from .jacobian import jacobian
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['log_covering_number', 'ge_bound', 'ge_bound_margin', 'ge_bound_manifold', 'average_jacobian']
@@ -18,25 +19,25 @@ __all__ = ['log_covering_number', 'ge_bound', 'ge_bound_margin', 'ge_bound_manif
 def log_covering_number(kind:str, rho, k:int, L:int|None=None, C_M:float|None=None) -> float:
     """log N(X; d, ρ) for a 'gmm' (L Gaussians, rank ≤ k), 'sparse'
     (k of L atoms) or 'manifold' (C_M-regular, dim k) model."""
-    if not np.all(np.asarray(rho) > 0): raise ValueError(f"rho must be positive, got {rho}.")
+    if not np.all(np.asarray(rho) > 0): raise UserInputError(f"rho must be positive, got {rho}.")
     if kind in ('gmm', 'sparse'):
         if L is None or L < (k if kind == 'sparse' else 1):
-            raise ValueError(f"kind={kind!r} needs L (number of {'atoms' if kind == 'sparse' else 'Gaussians'}) "
+            raise UserInputError(f"kind={kind!r} needs L (number of {'atoms' if kind == 'sparse' else 'Gaussians'}) "
                              f">= {k if kind == 'sparse' else 1}.")
         lead = math.log(L) if kind == 'gmm' else math.lgamma(L + 1) - math.lgamma(k + 1) - math.lgamma(L - k + 1)
         return lead + k * np.log1p(2 / np.asarray(rho, dtype=float))
     if kind == 'manifold':
-        if C_M is None or C_M <= 0: raise ValueError("kind='manifold' needs the manifold constant C_M > 0.")
+        if C_M is None or C_M <= 0: raise UserInputError("kind='manifold' needs the manifold constant C_M > 0.")
         return k * (math.log(C_M) - np.log(np.asarray(rho, dtype=float)))
-    raise ValueError(f"kind={kind!r}: use 'gmm', 'sparse' or 'manifold'.")
+    raise UserInputError(f"kind={kind!r}: use 'gmm', 'sparse' or 'manifold'.")
 
 # %% ../nbs/03_theory.ipynb #5ed8cb45
 def ge_bound(log_K, m, eps=0., M:float=1., delta:float|None=None):
     """Eq. 8 (Thm 1): ε + M √((2K log 2 + 2 log(1/δ)) / m) from
     log K; δ=None drops the δ term (eq. 12). inf on overflow."""
     log_K, m = np.asarray(log_K, dtype=float), np.asarray(m, dtype=float)
-    if np.any(m <= 0): raise ValueError("m (the number of training samples) must be positive.")
-    if delta is not None and not 0 < delta <= 1: raise ValueError(f"delta must be in (0, 1], got {delta}.")
+    if np.any(m <= 0): raise UserInputError("m (the number of training samples) must be positive.")
+    if delta is not None and not 0 < delta <= 1: raise UserInputError(f"delta must be in (0, 1], got {delta}.")
     lt = log_K + math.log(2 * math.log(2))                                     # log(2K log 2)
     if delta is not None and delta < 1: lt = np.logaddexp(lt, math.log(2 * math.log(1 / delta)))
     with np.errstate(over='ignore'): return eps + M * np.exp(0.5 * (lt - np.log(m)))
@@ -64,10 +65,10 @@ def average_jacobian(model:nn.Module, x:Tensor, x2:Tensor, n:int=32, output='pro
     "J̄(x_i, x'_i) = ∫₀¹ J(x_i + t(x'_i − x_i)) dt (eq. 23) by n-node quadrature, (B, K, *x)."
     check_batch(x)
     check_batch(x2, 'x2')
-    if x.shape != x2.shape: raise ValueError(f"x {tuple(x.shape)} and x2 {tuple(x2.shape)} must have the same shape.")
+    if x.shape != x2.shape: raise UserInputError(f"x {tuple(x.shape)} and x2 {tuple(x2.shape)} must have the same shape.")
     if rule == 'gauss':
         t, w = np.polynomial.legendre.leggauss(n)
         t, w = (t + 1) / 2, w / 2             # nodes and weights on [0, 1]
     elif rule == 'midpoint': t, w = (np.arange(n) + 0.5) / n, np.full(n, 1 / n)
-    else: raise ValueError(f"rule={rule!r}: use 'gauss' or 'midpoint'.")
+    else: raise UserInputError(f"rule={rule!r}: use 'gauss' or 'midpoint'.")
     return sum(float(wi) * jacobian(model, x + float(ti) * (x2 - x), output) for ti, wi in zip(t, w))

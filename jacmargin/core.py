@@ -18,10 +18,10 @@ with warnings.catch_warnings():
 # %% auto #0
 __all__ = ['HOST_READS', 'ROUNDING_SPACINGS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_capture', 'step_draw',
            'DispatchCounter', 'one_hot', 'default_device', 'model_device', 'model_dtype', 'full_precision',
-           'reduced_precision', 'measurement', 'JacmarginError', 'UserInputError', 'UnsupportedModelError',
-           'PrecisionError', 'check_measure_dtype', 'allowance_as', 'rounding_allowance', 'check_batch',
-           'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps', 'record_taps',
-           'same_entries', 'progress_bar']
+           'reduced_precision', 'measurement', 'JacmarginError', 'UserInputError', 'UserTypeError',
+           'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype', 'allowance_as', 'rounding_allowance',
+           'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps',
+           'record_taps', 'same_entries', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -201,6 +201,9 @@ class JacmarginError(Exception):
 class UserInputError(JacmarginError, ValueError):
     "An argument with a value jacmargin cannot use (a name, a size, a device, a folder)."
 
+class UserTypeError(JacmarginError, TypeError):
+    "An argument of a type jacmargin cannot use (not a tensor, an integer input, float labels, a list)."
+
 class UnsupportedModelError(JacmarginError, ValueError):
     "A refusal: this model (layer, input) cannot be bounded or measured correctly; the message says why and what to do."
 
@@ -249,12 +252,12 @@ def check_batch(x,              # what was passed as a batch
                 finite:bool=False      # True: refuse NaN or inf entries (a bound or a distance at such a point)
                ) -> Tensor:
     "Raise a clear error unless `x` is a floating tensor with a leading batch dimension; return it."
-    if not isinstance(x, Tensor): raise TypeError(f"`{name}` must be a torch.Tensor, got {type(x).__name__}.")
+    if not isinstance(x, Tensor): raise UserTypeError(f"`{name}` must be a torch.Tensor, got {type(x).__name__}.")
     if not x.is_floating_point():
-        raise TypeError(f"`{name}` has dtype {x.dtype}: Jacobians need a floating input. "
+        raise UserTypeError(f"`{name}` has dtype {x.dtype}: Jacobians need a floating input. "
                         f"Convert it first, e.g. `{name}.float() / 255` for images stored as integers.")
     if x.dim() < min_dim:
-        raise ValueError(f"`{name}` has shape {tuple(x.shape)}: expected a batch of shape (B, ...) with at least "
+        raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: expected a batch of shape (B, ...) with at least "
                          f"{min_dim} dimensions. For a single sample use `{name}.unsqueeze(0)`.")
     if not allow_empty and x.shape[0] == 0:
         raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: no samples. Pass at least one.")
@@ -305,12 +308,12 @@ def check_labels(y,                        # what was passed as labels
                  name:str='y'              # its name in the message
                 ) -> Tensor:
     "Raise a clear error unless `y` is an integer tensor of `n` class indices (in `[0, n_classes)`)."
-    if y is None: raise ValueError(f"`{name}` (the labels) is required here: pass a LongTensor of shape ({n},).")
+    if y is None: raise UserInputError(f"`{name}` (the labels) is required here: pass a LongTensor of shape ({n},).")
     if not isinstance(y, Tensor) or y.is_floating_point() or y.is_complex():
-        raise TypeError(f"`{name}` must be an integer tensor of class indices, got {getattr(y, 'dtype', type(y))}.")
-    if y.shape != (n,): raise ValueError(f"`{name}` has shape {tuple(y.shape)}, expected ({n},) to match the batch.")
+        raise UserTypeError(f"`{name}` must be an integer tensor of class indices, got {getattr(y, 'dtype', type(y))}.")
+    if y.shape != (n,): raise UserInputError(f"`{name}` has shape {tuple(y.shape)}, expected ({n},) to match the batch.")
     if n_classes is not None and n > 0 and (int(y.min()) < 0 or int(y.max()) >= n_classes):
-        raise ValueError(f"`{name}` holds labels outside [0, {n_classes}).")
+        raise UserInputError(f"`{name}` holds labels outside [0, {n_classes}).")
     return y.long()
 
 # %% ../nbs/00_core.ipynb #af06b557
@@ -333,7 +336,7 @@ def model_taps(model:nn.Module) -> list[str]:
     if names is None: names = [n for n, m in model.named_modules() if isinstance(m, LINEAR_TYPES)]
     mods = dict(model.named_modules())
     missing = [n for n in names if n not in mods]
-    if missing: raise ValueError(f"Taps {missing} are not sub-modules of the model; valid names: {list(mods)[1:]}")
+    if missing: raise UserInputError(f"Taps {missing} are not sub-modules of the model; valid names: {list(mods)[1:]}")
     return list(names)
 
 # %% ../nbs/00_core.ipynb #9c182c58
@@ -348,7 +351,7 @@ def record_taps(model:nn.Module,                # the model whose sub-module out
         out[n] = o                                          # the recorded tensor is never seen by later layers:
         return o.clone() if isinstance(o, Tensor) else None  # they get a copy, so in-place ops cannot overwrite it
     for n in names:
-        if n not in mods: raise ValueError(f"`{n}` is not a sub-module of the model.")
+        if n not in mods: raise UserInputError(f"`{n}` is not a sub-module of the model.")
         handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: hook(m, i, o, n)))
     try: yield out
     finally:

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 from .core import JacmarginError, UserInputError
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['DATASET_STATS', 'CLASS_NAMES', 'MIRRORS', 'CHECKSUMS', 'LARED_TEST_SETS', 'DATASETS', 'DATA_TITLES', 'GET_DATA',
@@ -45,10 +46,10 @@ class ArrayDataset:
     source: str = ''              # set by `load_dataset`: kind, version and path of the files it read
     def __post_init__(self):
         if not (isinstance(self.x, Tensor) and isinstance(self.y, Tensor)):
-            raise TypeError("`x` and `y` must be tensors.")
+            raise UserTypeError("`x` and `y` must be tensors.")
         if self.y.dim() != 1 or len(self.y) != len(self.x):
-            raise ValueError(f"`y` must have shape ({len(self.x)},), got {tuple(self.y.shape)}.")
-        if self.y.is_floating_point(): raise TypeError("`y` must hold integer class indices.")
+            raise UserInputError(f"`y` must have shape ({len(self.x)},), got {tuple(self.y.shape)}.")
+        if self.y.is_floating_point(): raise UserTypeError("`y` must hold integer class indices.")
         self.y = self.y.long()
         if not self.classes: self.classes = tuple(str(i) for i in range(int(self.y.max()) + 1 if len(self.y) else 0))
         self.classes = tuple(self.classes)
@@ -82,10 +83,10 @@ def _finish(x:Tensor, y, name:str, normalize:str='unit', scale:float=255.) -> Ar
     "Integer pixels `x` (N, C, H, W) -> float32 in [0, 1] (or standardised with `DATASET_STATS[name]`)."
     x = x.to(torch.float32).div_(scale)
     if normalize == 'standard':
-        if name not in DATASET_STATS: raise ValueError(f"No standard statistics for {name!r}: use normalize='unit'.")
+        if name not in DATASET_STATS: raise UserInputError(f"No standard statistics for {name!r}: use normalize='unit'.")
         m, s = (torch.tensor(v, dtype=x.dtype).view(1, -1, *([1] * (x.dim() - 2))) for v in DATASET_STATS[name])
         x = (x - m) / s
-    elif normalize != 'unit': raise ValueError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
+    elif normalize != 'unit': raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
     return ArrayDataset(x, torch.from_numpy(np.array(y, np.int64)), CLASS_NAMES.get(name, ()), name)
 
 # %% ../nbs/10_data.ipynb #2d0d64ee
@@ -361,7 +362,7 @@ def _load_mnist1d() -> tuple:
 def _allocate(counts:Tensor, n:int, balanced:bool, order:Tensor) -> Tensor:
     "Samples per class (K,) summing to `n`: equal shares (remainder to classes `order[:r]`) or proportional."
     K, N = len(counts), int(counts.sum())
-    if not 0 <= n <= N: raise ValueError(f"Cannot draw {n} samples from a dataset of {N}.")
+    if not 0 <= n <= N: raise UserInputError(f"Cannot draw {n} samples from a dataset of {N}.")
     if balanced:
         per = torch.full((K,), n // K, dtype=torch.long)
         per[order[:n % K]] += 1
@@ -371,7 +372,7 @@ def _allocate(counts:Tensor, n:int, balanced:bool, order:Tensor) -> Tensor:
         per[torch.argsort(q - per, descending=True, stable=True)[:n - int(per.sum())]] += 1
     if (per > counts).any():
         c = int((per - counts).argmax())
-        raise ValueError(f"Class {c} has only {int(counts[c])} samples but a balanced subset of {n} "
+        raise UserInputError(f"Class {c} has only {int(counts[c])} samples but a balanced subset of {n} "
                          f"needs {int(per[c])}: use a smaller n or balanced=False.")
     return per
 
@@ -397,7 +398,7 @@ def stratified_subset(ds:ArrayDataset, n:int, seed:int=0, balanced:bool=True) ->
 # %% ../nbs/10_data.ipynb #a0046b44
 def train_val_split(ds:ArrayDataset, n_val:int|None=None, frac:float|None=None, seed:int=0) -> tuple:
     "Seeded split of `ds` into (train, val) with `n_val` (or `frac` of the) samples, class proportions kept."
-    if (n_val is None) == (frac is None): raise ValueError("Give exactly one of `n_val` and `frac`.")
+    if (n_val is None) == (frac is None): raise UserInputError("Give exactly one of `n_val` and `frac`.")
     n_val = round(frac * len(ds)) if n_val is None else n_val
     val = stratified_indices(ds.y, n_val, seed, balanced=False)
     keep = torch.ones(len(ds), dtype=torch.bool)
@@ -412,7 +413,7 @@ def _load_digits(normalize:str) -> tuple:
     full = _finish(torch.from_numpy(d.images.astype(np.uint8)).unsqueeze(1), d.target, 'digits', 'unit', scale=16.)
     tr, te = train_val_split(full, frac=0.2, seed=0)
     if normalize == 'standard': tr, te = (_finish(s.x * 16, s.y, 'digits', normalize, scale=16.) for s in (tr, te))
-    elif normalize != 'unit': raise ValueError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
+    elif normalize != 'unit': raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
     src = f"scikit-learn {_version('scikit-learn')} load_digits (bundled), split 1438 / 359 seeded 0"
     return replace(tr, source=src), replace(te, source=src)
 
@@ -571,7 +572,7 @@ def load_image_folder(root, size:int|None=None, mode:str='RGB', in_memory:bool=T
     if not in_memory: return f
     xs = [f[i][0] for i in range(len(f))]
     if len({x.shape for x in xs}) > 1:
-        raise ValueError(f"Images in {root} differ in size: pass `size=` to resize them.")
+        raise UserInputError(f"Images in {root} differ in size: pass `size=` to resize them.")
     return ArrayDataset(torch.stack(xs), torch.tensor([y for _, y in f.samples]), f.classes, Path(root).name)
 
 # %% ../nbs/10_data.ipynb #bdb81df5
@@ -589,7 +590,7 @@ def _load_lared(key:str, root:Path, normalize:str='unit') -> tuple:
 # %% ../nbs/10_data.ipynb #93e47c09
 def random_labels(ds:ArrayDataset, fraction:float, seed:int=0, return_mask:bool=False):
     "Copy of `ds` with exactly round(fraction·N) seeded samples relabelled uniformly at random (and the mask)."
-    if not 0 <= fraction <= 1: raise ValueError(f"fraction must be in [0, 1], got {fraction}.")
+    if not 0 <= fraction <= 1: raise UserInputError(f"fraction must be in [0, 1], got {fraction}.")
     g, N = torch.Generator().manual_seed(seed), len(ds)
     chosen = torch.randperm(N, generator=g)[:round(fraction * N)]
     y = ds.y.clone()
@@ -604,12 +605,12 @@ def confusion_set(ds:ArrayDataset, extra, seed:int=0, pool:ArrayDataset|None=Non
     "`ds` followed by a confusion set with uniformly random labels: dataset `extra`, or `extra` samples of `pool`."
     if isinstance(extra, int):
         if pool is None:
-            raise ValueError("Pass `pool=` (samples disjoint from `ds`) to draw an integer number of extra samples.")
-        if extra > len(pool): raise ValueError(f"`pool` has {len(pool)} samples, fewer than extra={extra}.")
+            raise UserInputError("Pass `pool=` (samples disjoint from `ds`) to draw an integer number of extra samples.")
+        if extra > len(pool): raise UserInputError(f"`pool` has {len(pool)} samples, fewer than extra={extra}.")
         g = torch.Generator().manual_seed(seed)
         extra = pool.subset(torch.randperm(len(pool), generator=g)[:extra].sort().values.to(pool.y.device))
     if extra.x.shape[1:] != ds.x.shape[1:]:
-        raise ValueError(f"Input shapes differ: {tuple(ds.x.shape[1:])} vs {tuple(extra.x.shape[1:])}.")
+        raise UserInputError(f"Input shapes differ: {tuple(ds.x.shape[1:])} vs {tuple(extra.x.shape[1:])}.")
     conf = random_labels(replace(extra, classes=ds.classes), 1.0, seed=seed + 1)
     return replace(ds, x=torch.cat([ds.x, conf.x.to(ds.x)]), y=torch.cat([ds.y, conf.y.to(ds.y.device)]))
 
@@ -617,7 +618,7 @@ def confusion_set(ds:ArrayDataset, extra, seed:int=0, pool:ArrayDataset|None=Non
 def _pca_fit(X:Tensor, d:int, chunk:int=4096) -> tuple:
     "Mean (D,), top-d components (D, d) and their variances (d,) of rows X (N, D), in float64."
     N, D = X.shape
-    if not 1 <= d <= min(D, N - 1): raise ValueError(f"d must be in [1, {min(D, N - 1)}], got {d}.")
+    if not 1 <= d <= min(D, N - 1): raise UserInputError(f"d must be in [1, {min(D, N - 1)}], got {d}.")
     mu = sum(X[i:i + chunk].double().sum(0) for i in range(0, N, chunk)) / N
     C = torch.zeros(D, D, dtype=torch.float64, device=X.device)
     for i in range(0, N, chunk):
@@ -661,7 +662,7 @@ class TensorLoader:
             if bs not in (128, batch_size): raise UserInputError(f"bs={bs} and batch_size={batch_size}: give one.")
             bs = batch_size
         self.x, self.y = (ds.x, ds.y) if isinstance(ds, ArrayDataset) else ds
-        if len(self.x) != len(self.y): raise ValueError(f"{len(self.x)} inputs but {len(self.y)} labels.")
+        if len(self.x) != len(self.y): raise UserInputError(f"{len(self.x)} inputs but {len(self.y)} labels.")
         self.bs, self.shuffle, self.drop_last, self.transform = bs, shuffle, drop_last, transform
         self.generator = torch.Generator().manual_seed(seed)
     def __len__(self): return len(self.y) // self.bs if self.drop_last else -(-len(self.y) // self.bs)

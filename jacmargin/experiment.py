@@ -15,6 +15,7 @@ import pandas as pd
 import torch
 from .core import default_device, progress_bar, JacmarginError
 from .data import loaded_sources, portable_source, UserInputError
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'config_hash', 'added', 'run_meta', 'CacheError',
@@ -26,7 +27,7 @@ __all__ = ['EXECUTORS', 'OFFICIAL_TRAIN_SIZES', 'SMOKE_NOTE', 'config_dict', 'co
 def config_dict(cfg) -> dict:
     "The fields of a frozen dataclass config as a JSON-ready dict (tuples become lists)."
     if not (dataclasses.is_dataclass(cfg) and not isinstance(cfg, type)):
-        raise TypeError(f"Experiment configs must be dataclass instances, got {type(cfg).__name__}.")
+        raise UserTypeError(f"Experiment configs must be dataclass instances, got {type(cfg).__name__}.")
     return json.loads(json.dumps(dataclasses.asdict(cfg), default=str))
 
 def _keyed(cfg, d:dict) -> dict:
@@ -118,7 +119,7 @@ def _json_default(o):
     if isinstance(o, np.generic): return o.item()
     if isinstance(o, (np.ndarray, torch.Tensor)): return o.tolist()
     if isinstance(o, Path): return str(o)
-    raise TypeError(f"Result field of type {type(o).__name__} is not JSON-serialisable: "
+    raise UserTypeError(f"Result field of type {type(o).__name__} is not JSON-serialisable: "
                     "convert it to a number or list.")
 
 # %% ../nbs/13_experiment.ipynb #50a71f85
@@ -158,7 +159,7 @@ def _timed(fn, cfg) -> tuple:
     t = time.perf_counter()
     res = fn(cfg)
     if not isinstance(res, dict):
-        raise TypeError(f"{getattr(fn, '__name__', fn)} must return a dict of results, got {type(res).__name__}.")
+        raise UserTypeError(f"{getattr(fn, '__name__', fn)} must return a dict of results, got {type(res).__name__}.")
     names = set(_strings(config_dict(cfg)))
     data = {k: portable_source(v) for k, v in loaded_sources().items() if k in names}     # the datasets it names
     meta = run_meta(getattr(fn, 'keywords', {}).get('device'))                # fn = partial(run, device=...)

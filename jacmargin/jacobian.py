@@ -12,6 +12,7 @@ from torch import nn, Tensor
 from .core import (
     check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype, device_draw, one_hot,
     check_model_input)
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['uses_batch_stats', 'held_batch_stats', 'model_output', 'model_graph', 'output_vjp', 'jacobian',
@@ -61,9 +62,9 @@ def model_output(logits:Tensor,                # logits (B, C)
         y = check_labels(y, logits.shape[0], logits.shape[1] if check else None)[:, None]
         others = logits.masked_fill(one_hot(y[:, 0], logits.shape[1], torch.bool), float('-inf'))
         out = logits.gather(1, y) - others.max(1, keepdim=True).values   # (B, 1)
-    else: raise ValueError(f"output={output!r}: use 'probs', 'logits', 'margin' or a callable on the logits.")
+    else: raise UserInputError(f"output={output!r}: use 'probs', 'logits', 'margin' or a callable on the logits.")
     if not isinstance(out, Tensor) or out.dim() != 2 or out.shape[0] != logits.shape[0]:
-        raise ValueError(f"The output must have shape (B, K); got {getattr(out, 'shape', type(out))}.")
+        raise UserInputError(f"The output must have shape (B, K); got {getattr(out, 'shape', type(out))}.")
     return out
 
 # %% ../nbs/01_jacobian.ipynb #c7ef06eb
@@ -77,12 +78,12 @@ def model_graph(model:nn.Module,              # the classifier: (B, *x) → logi
     check_model_input(model, x)
     check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):
-        raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, "
+        raise UserTypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, "
                         f"e.g. `x.to({model_dtype(model)})`.")
     xg = x.detach().requires_grad_(True)
     with torch.enable_grad(), preserved(model), held_batch_stats(model): logits = model(xg)
     if not isinstance(logits, Tensor) or logits.dim() != 2 or logits.shape[0] != x.shape[0]:
-        raise ValueError(f"The model must return logits of shape (B, C) = ({x.shape[0]}, C); got "
+        raise UserInputError(f"The model must return logits of shape (B, C) = ({x.shape[0]}, C); got "
                          f"{getattr(logits, 'shape', type(logits).__name__)}. Wrap it so it returns one (B, C) tensor.")
     if not logits.is_floating_point() or not logits.requires_grad:
         raise RuntimeError("The model output carries no gradient back to the input: is there an argmax, a .detach(), "
@@ -143,7 +144,7 @@ def random_output_vectors(n:int, B:int, K:int, method:str, dist:str, like:Tensor
         idx = draw(lambda d: torch.randint(0, K, (n, B), generator=generator, device=d), like.device, generator)
         return one_hot(idx, K, like.dtype) * math.sqrt(K)              # no host read of the indices
     if dist not in ('sphere', 'gaussian', 'rademacher'):
-        raise ValueError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
+        raise UserInputError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
     if dist == 'rademacher':
         r = draw(lambda d: torch.randint(0, 2, (n, B, K), generator=generator, device=d), like.device, generator)
         return (r * 2 - 1).to(like)
@@ -165,9 +166,9 @@ def output_jacobian_frobenius_sq(out:Tensor,               # outputs (B, K) with
     B, K = out.shape
     if method == 'exact': v = torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)
     elif method in ('projection', 'one_hot'):
-        if n_proj < 1: raise ValueError(f"n_proj={n_proj}: need at least one projection.")
+        if n_proj < 1: raise UserInputError(f"n_proj={n_proj}: need at least one projection.")
         v = random_output_vectors(n_proj, B, K, method, dist, out, generator)
-    else: raise ValueError(f"method={method!r}: use 'exact', 'projection' or 'one_hot'.")
+    else: raise UserInputError(f"method={method!r}: use 'exact', 'projection' or 'one_hot'.")
     g = output_vjp(out, xg, v, create_graph).flatten(2)       # (P, B, D)
     sq = g.pow(2).sum(-1)                                       # (P, B)
     return sq.sum(0) if method == 'exact' else sq.mean(0)
@@ -202,7 +203,7 @@ def frobenius_estimator_variance(J:Tensor,                 # per-sample Jacobian
     if dist == 'gaussian': return 2 * fro2
     if dist == 'rademacher': return 2 * (fro2 - d.pow(2).sum(1))
     if dist == 'sphere': return 2 * K / (K + 2) * (fro2 - d.sum(1).pow(2) / K)
-    raise ValueError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
+    raise UserInputError(f"dist={dist!r}: use 'sphere', 'gaussian' or 'rademacher'.")
 
 # %% ../nbs/01_jacobian.ipynb #a3a481a2
 def _power_spectral(out:Tensor, xg:Tensor, n_iter:int, u0:Tensor|None, create_graph:bool, generator=None, tol:float=0.):
@@ -245,8 +246,8 @@ def jacobian_spectral_norm(model:nn.Module,                      # the classifie
         J = jacobian(model, x, output, y, create_graph=create_graph)
         s = torch.linalg.svdvals(J.flatten(2))[:, 0]
         return (s, None) if return_vectors else s
-    if method != 'power': raise ValueError(f"method={method!r}: use 'svd' or 'power'.")
-    if n_iter < 0 or tol < 0: raise ValueError(f"n_iter={n_iter}, tol={tol}: both must be >= 0.")
+    if method != 'power': raise UserInputError(f"method={method!r}: use 'svd' or 'power'.")
+    if n_iter < 0 or tol < 0: raise UserInputError(f"n_iter={n_iter}, tol={tol}: both must be >= 0.")
     xg, out = model_graph(model, x, output, y)
     s, u, ok = _power_spectral(out, xg, n_iter, u0, create_graph, generator, tol)
     if tol > 0 and not bool(ok.all()):

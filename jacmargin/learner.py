@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_learner.ipynb #273aa09e
 from __future__ import annotations
-import contextlib, math, os, random
+import contextlib, math, os, random, warnings
 from functools import partial
 from pathlib import Path
 from time import perf_counter
@@ -20,6 +20,7 @@ from fastcore.basics import patch
 from .core import (seed_everything, model_device, model_dtype, check_batch, check_labels, preserved,
                             progress_bar, check_model_input, step_capture, UserInputError, UnsupportedModelError)
 from .regularizers import regularized_forward, penalty, make_regularizer, REGULARIZERS
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['PAPER_LR_SEQUENCES', 'Schedule', 'constant_schedule', 'step_schedule', 'multistep_schedule', 'piecewise_schedule',
@@ -56,7 +57,7 @@ def multistep_schedule(lr:float, milestones:Sequence[int], gamma:float=0.1) -> S
 def piecewise_schedule(pairs:Sequence[tuple[float, int]]) -> Schedule:
     "A sequence of (learning rate, number of epochs) pairs as in 000 Sec. VI-C; the last rate continues after the end."
     ends = np.cumsum([n for _, n in pairs])
-    if len(pairs) == 0 or any(n <= 0 for _, n in pairs): raise ValueError(f"pairs={pairs}: need (lr, epochs>0) pairs.")
+    if len(pairs) == 0 or any(n <= 0 for _, n in pairs): raise UserInputError(f"pairs={pairs}: need (lr, epochs>0) pairs.")
     def f(t): return pairs[min(int(np.searchsorted(ends, math.floor(t), side='right')), len(pairs) - 1)][0]
     return Schedule(f, desc=f"piecewise {list(pairs)}")
 
@@ -86,13 +87,13 @@ def _unpack(batch) -> tuple:
     if isinstance(batch, dict): return batch['x'], batch.get('y'), batch.get('idx')
     if isinstance(batch, (tuple, list)) and len(batch) in (1, 2, 3): return (*batch, None, None)[:3]
     if isinstance(batch, Tensor): return batch, None, None
-    raise TypeError(f"A batch must be (x, y), (x, y, idx) or a dict with 'x', 'y'; got {type(batch).__name__}"
+    raise UserTypeError(f"A batch must be (x, y), (x, y, idx) or a dict with 'x', 'y'; got {type(batch).__name__}"
                     f"{' of length %d' % len(batch) if hasattr(batch, '__len__') else ''}.")
 
 def _check_x(x) -> Tensor:
     "The batch's inputs, with a clear message for integer images."
     if isinstance(x, Tensor) and not x.is_floating_point():
-        raise TypeError(f"The loader yields inputs of dtype {x.dtype}: the learner needs floating inputs. Convert them "
+        raise UserTypeError(f"The loader yields inputs of dtype {x.dtype}: the learner needs floating inputs. Convert them "
                         "in the dataset or loader, e.g. `x.float() / 255` for 8-bit images.")
     return check_batch(x)
 
@@ -117,7 +118,7 @@ def _batches(data, batch_size:int=1024) -> Iterable:
     if isinstance(data, (tuple, list)) and 0 < len(data) <= 3 and all(isinstance(t, Tensor) for t in data):
         return _TensorBatches(tuple(data), batch_size)
     if iter(data) is data:
-        raise TypeError("The batches come from a one-shot iterator (e.g. a generator): pass a re-iterable such as a "
+        raise UserTypeError("The batches come from a one-shot iterator (e.g. a generator): pass a re-iterable such as a "
                         "DataLoader, a list of batches or an object with `__iter__`, since every epoch iterates it "
                         "again.")
     return data
@@ -126,7 +127,7 @@ def _batches(data, batch_size:int=1024) -> Iterable:
 def _autocast(device:torch.device, mode:str|None, cache:bool=True):
     "`torch.autocast` context for `mode` (None or 'bf16') on `device`; `cache=False` inside a captured CUDA graph."
     if mode is None: return contextlib.nullcontext()
-    if mode != 'bf16': raise ValueError(f"autocast={mode!r}: use None or 'bf16'.")
+    if mode != 'bf16': raise UserInputError(f"autocast={mode!r}: use None or 'bf16'.")
     return torch.autocast(device.type, dtype=torch.bfloat16, cache_enabled=cache)
 
 # %% ../nbs/12_learner.ipynb #21612474
@@ -155,7 +156,7 @@ def evaluate(model:nn.Module, data, loss_func:Callable=F.cross_entropy, batch_si
             loss += loss_func(logits.float(), y).double() * len(y)   # loss_func returns the batch mean
             correct += (logits.argmax(1) == y).sum()
             n += len(y)
-    if n == 0: raise ValueError("evaluate got no samples.")
+    if n == 0: raise UserInputError("evaluate got no samples.")
     return dict(loss=loss.item() / n, acc=correct.item() / n, n=n)
 
 # %% ../nbs/12_learner.ipynb #4a6eecf2
@@ -263,7 +264,7 @@ class RecorderCB(Callback):
 def _ddp_slice(x:Tensor, y:Tensor, idx:Tensor|None, rank:int, world:int) -> tuple:
     "Rank `rank`'s contiguous slice of a global batch, and the loss scale world·n_local/n that makes DDP's mean exact."
     n = len(x)
-    if n < world: raise ValueError(f"A batch of {n} samples cannot be split over {world} processes: drop the last "
+    if n < world: raise UserInputError(f"A batch of {n} samples cannot be split over {world} processes: drop the last "
                                    "batch (`drop_last=True`) or use a larger batch size.")
     x, y = x.tensor_split(world)[rank], y.tensor_split(world)[rank]
     return x, y, None if idx is None else idx.tensor_split(world)[rank], world * len(x) / n
@@ -312,7 +313,7 @@ def _make_opt(opt, params, lr:float, momentum:float, weight_decay:float, graph:b
     """An optimizer from a name ('sgd', 'adam', 'adamw') or a callable `opt(params, lr=...)`; `graph`: its rate a
     float32 tensor on the parameters' device (updated in place, read by a captured step) and a fused implementation."""
     if opt not in ('sgd', 'adam', 'adamw') and not callable(opt):
-        raise ValueError(f"opt={opt!r}: use 'sgd', 'adam', 'adamw' or a callable `opt(params, lr=...)`.")
+        raise UserInputError(f"opt={opt!r}: use 'sgd', 'adam', 'adamw' or a callable `opt(params, lr=...)`.")
     if callable(opt):
         if graph: raise UserInputError("cuda_graph=True builds its own optimizer ('sgd', 'adam' or 'adamw'), whose "
                                        "learning rate lives on the GPU so that a replayed step reads the current one; "
@@ -357,7 +358,7 @@ def _check_regs(regs) -> list:
         except (TypeError, ValueError): raise UserInputError(f"The factor of {p[0]!r} must be a number, got "
                                                              f"{p[1]!r}.") from None
         if _flag(p[0], 'needs_taps') and not hasattr(p[0], 'capture'):
-            raise TypeError(f"{type(p[0]).__name__} sets needs_taps but has no `capture(model)` context manager.")
+            raise UserTypeError(f"{type(p[0]).__name__} sets needs_taps but has no `capture(model)` context manager.")
         base = str(getattr(p[0], 'name', type(p[0]).__name__))
         nm, k = base, 2
         while nm in names:
@@ -498,7 +499,7 @@ def _set_lr(self:Learner):
     "Set the optimizer's rate from the schedule at the current epoch (per-step schedules: fractional epoch)."
     t = self.epoch
     if getattr(self.schedule, 'per_step', False):
-        if self.n_batches is None: raise TypeError("A per-step schedule needs a training loader with len().")
+        if self.n_batches is None: raise UserTypeError("A per-step schedule needs a training loader with len().")
         t = self.epoch + self.iter / self.n_batches
     self._lr = self.schedule(t)
     for g in self.opt.param_groups:
@@ -528,6 +529,11 @@ def _one_epoch(self:Learner):
 @patch
 def fit(self:Learner, epochs:int, checkpoint:str|Path|None=None, save_every:int=1) -> Learner:
     "Train until `self.epoch == epochs` (a total); with `checkpoint`, resume from and save to it (a `CheckpointCB`)."
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 0:
+        raise UserInputError(f"fit(epochs={epochs!r}): epochs is the total to train to, an int >= 0.")
+    if epochs <= self.epoch:
+        warnings.warn(f"fit({epochs}): nothing to train, the learner is at epoch {self.epoch} already (epochs is a "
+                      f"total: fit({self.epoch + epochs}) trains {epochs} more).")
     cbs = self.callbacks
     if checkpoint is not None: self.callbacks = _sorted_cbs([*cbs, CheckpointCB(checkpoint, save_every)])
     self.target_epochs = epochs

@@ -13,6 +13,7 @@ from .core import (check_batch, check_labels, preserved, model_dtype, measuremen
                             UserInputError, check_model_input, warn_pixel_range, rounding_allowance)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
 from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, local_margin, lipschitz_pair_bounds
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['score', 'output_margin', 'input_margin', 'input_margin_grid', 'margin_lower_bounds', 'certified_radius']
@@ -23,7 +24,7 @@ def score(probs:Tensor,  # network outputs (B, C), the softmax of eq. 33
          ) -> Tensor:
     "Score o(s_i) = min_{j≠y_i} √2 (f_{y_i} − f_j)(x_i) of eq. 33 from network outputs `probs` (B, C) → (B,)."
     if not isinstance(probs, Tensor) or probs.dim() != 2 or probs.shape[1] < 2:
-        raise ValueError(f"`probs` must be a (B, C) tensor with C >= 2 classes, "
+        raise UserInputError(f"`probs` must be a (B, C) tensor with C >= 2 classes, "
                          f"got {getattr(probs, 'shape', type(probs))}.")
     y = check_labels(y, probs.shape[0], probs.shape[1])
     fy = probs.gather(1, y[:, None])[:, 0]                                                   # (B,)
@@ -41,7 +42,7 @@ def output_margin(features:Tensor,        # features z_i (B, M) entering the lin
     argmax(W z + b) (001 eq. 13), (B,); signed if not `clamp`."""
     z = check_batch(features, 'features')
     if not isinstance(weight, Tensor) or weight.dim() != 2 or weight.shape[1] != z.shape[1]:
-        raise ValueError(f"`weight` must be a (C, M) = (C, {z.shape[1]}) tensor, "
+        raise UserInputError(f"`weight` must be a (C, M) = (C, {z.shape[1]}) tensor, "
                          f"got {getattr(weight, 'shape', weight)}.")
     C = weight.shape[0]
     y = check_labels(y, z.shape[0], C)
@@ -227,11 +228,14 @@ def input_margin(model:nn.Module,                      # the classifier: (B, *x)
     warn_pixel_range(x)
     y = check_labels(y, len(x))
     check_measure_dtype(model_dtype(model))
-    if method not in ('deepfool', 'fmn'): raise ValueError(f"method={method!r}: use 'deepfool' or 'fmn'.")
+    if method not in ('deepfool', 'fmn'): raise UserInputError(f"method={method!r}: use 'deepfool' or 'fmn'.")
+    for k, v in dict(max_iter=max_iter, steps=steps, n_bisect=n_bisect, n_refine=n_refine, restarts=restarts).items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise UserInputError(f"{k}={v!r}: an int >= 0 (a number of steps).")
     if targets not in (None, 'all'):
-        raise ValueError(f"targets={targets!r}: use None (untargeted) or 'all' (one per class).")
+        raise UserInputError(f"targets={targets!r}: use None (untargeted) or 'all' (one per class).")
     if x.dtype != model_dtype(model):
-        raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
+        raise UserTypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
     if any(m.training for m in model.modules()
            if isinstance(m, (nn.modules.batchnorm._BatchNorm, nn.modules.dropout._DropoutNd))):
         warnings.warn("input_margin: batch norm or dropout in training mode; call model.eval() first.")
@@ -268,7 +272,7 @@ def input_margin_grid(model:nn.Module,                  # the classifier: (B, *x
     x = check_batch(x)
     y = check_labels(y, len(x))
     check_measure_dtype(model_dtype(model))
-    if x.shape[1:] != (2,): raise ValueError(f"input_margin_grid needs 2-D inputs (B, 2), got {tuple(x.shape)}.")
+    if x.shape[1:] != (2,): raise UserInputError(f"input_margin_grid needs 2-D inputs (B, 2), got {tuple(x.shape)}.")
     gx = torch.linspace(extent[0], extent[1], n, dtype=x.dtype, device=x.device)
     gy = torch.linspace(extent[2], extent[3], n, dtype=x.dtype, device=x.device)
     G = torch.stack(torch.meshgrid(gx, gy, indexing='xy'), -1)                     # (n, n, 2)
@@ -418,7 +422,7 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     warn_pixel_range(x)
     check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):
-        raise TypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
+        raise UserTypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
     if output not in ('probs', 'logits'):
         raise UserInputError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
     lL2, lLF = _bounds_of(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape), norms)  # or refuse

@@ -17,6 +17,7 @@ from .core import (check_batch, device_draw, check_labels, check_measure_dtype, 
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm, conv_norm_certified, conv_norm_gathered
 from .certify import export_program, local_margin, sample_layouts
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['MEASURES', 'MEASURE_INFO', 'UndefinedMeasureError', 'output_margins', 'margin_percentile', 'frobenius_product',
@@ -33,7 +34,7 @@ class UndefinedMeasureError(UnsupportedModelError):
 # %% ../nbs/06_measures.ipynb #c0737387
 def _batches(n:int, batch_size:int):
     "Slices covering range(n) in chunks of `batch_size`."
-    if batch_size < 1: raise ValueError(f"batch_size={batch_size}: use a positive integer.")
+    if batch_size < 1: raise UserInputError(f"batch_size={batch_size}: use a positive integer.")
     return [slice(i, min(i + batch_size, n)) for i in range(0, n, batch_size)]
 
 def _check_model(model:nn.Module, x:Tensor|None=None):
@@ -71,7 +72,7 @@ def output_margins(model:nn.Module,      # the classifier: (B, *x) → logits (B
     y = check_labels(y, len(x), logits.shape[1])
     if kind == 'logits': return model_output(logits, 'margin', y)[:, 0]
     if kind == 'score': return math.sqrt(2) * model_output(logits.softmax(-1), 'margin', y)[:, 0]   # eq. 33
-    raise ValueError(f"kind={kind!r}: use 'logits' or 'score'.")
+    raise UserInputError(f"kind={kind!r}: use 'logits' or 'score'.")
 
 # %% ../nbs/06_measures.ipynb #0e0cee5d
 def _percentile_rank(m:int, eps:float) -> int:
@@ -85,8 +86,8 @@ def margin_percentile(margins:Tensor,  # per-sample margins (m,)
                      ) -> Tensor:
     "γ_margin: the ⌈ε m⌉-th smallest of m margins (Neyshabur et al. 2017, Sec. 2.2); eps=0 gives the minimum."
     if margins.dim() != 1 or len(margins) == 0:
-        raise ValueError(f"margins must be a non-empty (m,) tensor, got {tuple(margins.shape)}.")
-    if not 0 <= eps < 1: raise ValueError(f"eps={eps}: use a fraction in [0, 1), e.g. 0.05 for the 5th percentile.")
+        raise UserInputError(f"margins must be a non-empty (m,) tensor, got {tuple(margins.shape)}.")
+    if not 0 <= eps < 1: raise UserInputError(f"eps={eps}: use a fraction in [0, 1), e.g. 0.05 for the 5th percentile.")
     return margins.kthvalue(_percentile_rank(len(margins), eps)).values
 
 # %% ../nbs/06_measures.ipynb #61b3bdcc
@@ -495,7 +496,7 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
              ) -> Tensor:
     """Exact ℓp path norm (Σ_paths Π_edges |w|^p)^(1/p) of a ReLU
     net (BN folded) by one powered pass of its program (float64)."""
-    if p <= 0: raise ValueError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
+    if p <= 0: raise UserInputError(f"p={p}: path norms need p > 0 (1 and 2 in Neyshabur et al. 2017).")
     return _path_norm(_program(model, input_shape), p, bias)
 
 def _path_norm(prog:tuple, p:float=2, bias:bool=True) -> Tensor:
@@ -587,7 +588,7 @@ def pac_bayes_sigma(model:nn.Module, alpha:float) -> dict[str, Tensor]:
 @measurement
 def pac_bayes_kl(model:nn.Module, alpha:float) -> Tensor:
     "KL(w+ν ‖ P) = Σ_i w_i² / (2σ_i²) for ν, P with σ_i = α(10|w_i| + 1) (eq. 5-6)."
-    if alpha <= 0: raise ValueError(f"alpha={alpha}: the KL is infinite for α ≤ 0; use α > 0.")
+    if alpha <= 0: raise UserInputError(f"alpha={alpha}: the KL is infinite for α ≤ 0; use α > 0.")
     s = pac_bayes_sigma(model, alpha)
     return sum((p.double() ** 2 / (2 * s[n].double() ** 2)).sum() for n, p in _params(model).items())
 
@@ -595,7 +596,7 @@ def pac_bayes_kl(model:nn.Module, alpha:float) -> Tensor:
 def _sharpness_draws(model:nn.Module, x:Tensor, y:Tensor, alpha:float, n:int, batch_size:int=1024,
                      seed:int=0) -> Tensor:
     "L(w + σ⊙z_k) − L(w) (n,) for the first `n` seeded draws z_k ~ N(0, I): draw k is the same for every α and n."
-    if n < 1: raise ValueError(f"n_samples={n}: use at least one draw (two for a standard error).")
+    if n < 1: raise UserInputError(f"n_samples={n}: use at least one draw (two for a standard error).")
     w, s = _params(model), pac_bayes_sigma(model, alpha)
     g = torch.Generator().manual_seed(seed)                                  # CPU draws: the same on every device
     L0, out = _data_loss(model, w, x, y, batch_size), []
@@ -677,7 +678,7 @@ def pac_bayes_alpha(model:nn.Module,       # the classifier: (B, *x) → logits 
     SE ≤ `rtol`·target (adaptive draws); its KL; both SEs."""
     check_batch(x)
     y = check_labels(y, len(x))
-    if target <= 0 or rtol <= 0: raise ValueError(f"target={target}, rtol={rtol}: both must be positive.")
+    if target <= 0 or rtol <= 0: raise UserInputError(f"target={target}, rtol={rtol}: both must be positive.")
     n, goal = max(n_samples, 10), rtol * target
     while True:
         memo = {}
@@ -883,14 +884,14 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) �
     "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y), as a dict."
     names = list(MEASURES) if names is None else [names] if isinstance(names, str) else list(names)
     bad = [n for n in names if n not in MEASURES]
-    if bad: raise ValueError(f"Unknown measures {bad}; available: {list(MEASURES)}.")
+    if bad: raise UserInputError(f"Unknown measures {bad}; available: {list(MEASURES)}.")
     if 'pac_bayes_kl' in names and 'pac_bayes_kl_se' not in names:        # a Monte Carlo value comes with its error
         names.insert(names.index('pac_bayes_kl') + 1, 'pac_bayes_kl_se')
     check_batch(x, allow_empty=False)
     if x.is_floating_point() and x.dtype != model_dtype(model): raise UserInputError(
         f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them, e.g. `x.to({model_dtype(model)})`.")
     c, out = _Ctx(model, x, check_labels(y, len(x)), x_eval, **kw), {}
-    if undefined not in ('raise', 'nan'): raise ValueError(f"undefined={undefined!r}: use 'raise' or 'nan'.")
+    if undefined not in ('raise', 'nan'): raise UserInputError(f"undefined={undefined!r}: use 'raise' or 'nan'.")
     for n in names:
         t0 = time.perf_counter()
         try: out[n] = MEASURES[n](c)
@@ -956,7 +957,7 @@ def kendall_tau(a, b) -> float:
     "Kendall τ-b between two sequences (ties accounted for); NaN if either is constant."
     a, b = torch.tensor(np.asarray(a, dtype=np.float64)), torch.tensor(np.asarray(b, dtype=np.float64))
     if a.shape != b.shape or a.dim() != 1:
-        raise ValueError(f"Need two 1-d sequences of equal length, got {tuple(a.shape)}, {tuple(b.shape)}.")
+        raise UserInputError(f"Need two 1-d sequences of equal length, got {tuple(a.shape)}, {tuple(b.shape)}.")
     sa, sb = (a[:, None] - a[None]).sign().triu(1), (b[:, None] - b[None]).sign().triu(1)   # (n, n) pair signs
     n0 = len(a) * (len(a) - 1) / 2
     den = math.sqrt((sa != 0).sum().item() * (sb != 0).sum().item())
@@ -967,7 +968,7 @@ def granulated_kendall(df:pd.DataFrame, measure:str, gap:str='gen_gap', axes:Seq
     "Jiang et al. 2020 granulated τ: ψ_axis = mean τ over groups where only that axis varies; Ψ = mean of ψ."
     axes = [c for c in df.columns if c not in (measure, gap)] if axes is None else list(axes)
     missing = [c for c in [measure, gap, *axes] if c not in df.columns]
-    if missing: raise ValueError(f"Columns {missing} are not in the table; it has {list(df.columns)}.")
+    if missing: raise UserInputError(f"Columns {missing} are not in the table; it has {list(df.columns)}.")
     psi = {}
     for ax in axes:
         others = [c for c in axes if c != ax]

@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.nn.utils import parametrize
 from .core import LINEAR_TYPES, UserInputError
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['MODELS', 'RowNorm', 'row_normalize', 'RowNormLinear', 'assign_taps', 'linear_layers', 'MLP', 'PaperCNN', 'AllCNNC',
@@ -30,9 +31,9 @@ class RowNorm(nn.Module):
 def row_normalize(module:nn.Module) -> nn.Module:
     "Register `RowNorm` on `module.weight` (a Linear or Conv) so its effective weight has unit rows; return it."
     if not isinstance(module, LINEAR_TYPES):
-        raise TypeError(f"row_normalize expects an nn.Linear or nn.Conv*d, got {type(module).__name__}.")
+        raise UserTypeError(f"row_normalize expects an nn.Linear or nn.Conv*d, got {type(module).__name__}.")
     if parametrize.is_parametrized(module, 'weight'):
-        raise ValueError("This module's weight is already parametrized; apply row_normalize once.")
+        raise UserInputError("This module's weight is already parametrized; apply row_normalize once.")
     parametrize.register_parametrization(module, 'weight', RowNorm())
     return module
 
@@ -86,7 +87,7 @@ class MLP(nn.Sequential):
     Linear to `n_classes` logits; optional eq. 45 row norm."""
     def __init__(self, in_features:int, widths:Sequence[int], n_classes:int, act:str='relu',
                  weight_norm:bool=False, bias:bool=True):
-        if act not in _ACTS: raise ValueError(f"act must be one of {list(_ACTS)}, got {act!r}.")
+        if act not in _ACTS: raise UserInputError(f"act must be one of {list(_ACTS)}, got {act!r}.")
         lin = RowNormLinear if weight_norm else nn.Linear
         dims, layers = [in_features, *widths], [('flatten', nn.Flatten())]
         for i, (a, b) in enumerate(zip(dims[:-1], dims[1:]), 1):
@@ -103,8 +104,8 @@ class PaperCNN(nn.Sequential):
     "Sokolić et al. CNN: `n_layers` × ((channels,k,k)-conv, ReLU), max-pool after the first two, then a linear layer."
     def __init__(self, in_channels:int=1, n_classes:int=10, n_layers:int=2, input_size:int|tuple=28,
                  channels:int=32, kernel_size:int=5, padding:str='same'):
-        if n_layers not in (2, 3): raise ValueError(f"n_layers must be 2 or 3 (the papers' CNNs), got {n_layers}.")
-        if padding not in ('same', 'valid'): raise ValueError(f"padding must be 'same' or 'valid', got {padding!r}.")
+        if n_layers not in (2, 3): raise UserInputError(f"n_layers must be 2 or 3 (the papers' CNNs), got {n_layers}.")
+        if padding not in ('same', 'valid'): raise UserInputError(f"padding must be 'same' or 'valid', got {padding!r}.")
         pad = kernel_size // 2 if padding == 'same' else 0
         hw = [input_size] * 2 if isinstance(input_size, int) else list(input_size)
         layers, c = [], in_channels
@@ -114,7 +115,7 @@ class PaperCNN(nn.Sequential):
             if i <= 2:
                 layers.append((f'pool{i}', nn.MaxPool2d(2)))
                 hw = [s // 2 for s in hw]
-            if min(hw) < 1: raise ValueError(f"input_size {input_size} is too small for {n_layers} layers with "
+            if min(hw) < 1: raise UserInputError(f"input_size {input_size} is too small for {n_layers} layers with "
                                              f"padding={padding!r}; use padding='same' or a larger input.")
         layers += [('flatten', nn.Flatten()), ('out', nn.Linear(c * hw[0] * hw[1], n_classes))]
         super().__init__(OrderedDict(layers))
@@ -144,7 +145,7 @@ def _norm_layer(kind:str, c:int) -> nn.Module:
     if kind == 'bn': return nn.BatchNorm2d(c)
     if kind == 'ln': return nn.GroupNorm(1, c)
     if kind == 'none': return nn.Identity()
-    raise ValueError(f"norm must be 'bn', 'ln' or 'none', got {kind!r}.")
+    raise UserInputError(f"norm must be 'bn', 'ln' or 'none', got {kind!r}.")
 
 # %% ../nbs/11_models.ipynb #29f74e44
 class PreActBlock(nn.Module):
@@ -183,7 +184,7 @@ class WideResNet(nn.Module):
     def __init__(self, depth:int=16, widen:int=4, n_classes:int=10, in_channels:int=3, norm:str='bn', dropout:float=0.):
         super().__init__()
         if depth < 10 or (depth - 4) % 6:
-            raise ValueError(f"WRN depth must be 6n+4 with n >= 1 (10, 16, 22, 28, ...), got {depth}.")
+            raise UserInputError(f"WRN depth must be 6n+4 with n >= 1 (10, 16, 22, 28, ...), got {depth}.")
         _norm_layer(norm, 1)
         n, w = (depth - 4) // 6, [16, 16 * widen, 32 * widen, 64 * widen]
         self.depth, self.widen = depth, widen
@@ -207,7 +208,7 @@ class PreActResNet18(nn.Module):
     def __init__(self, n_classes:int=1000, in_channels:int=3, stem:str='imagenet', norm:str='bn',
                  widths:tuple=(64, 128, 256, 512)):
         super().__init__()
-        if stem not in ('imagenet', 'cifar'): raise ValueError(f"stem must be 'imagenet' or 'cifar', got {stem!r}.")
+        if stem not in ('imagenet', 'cifar'): raise UserInputError(f"stem must be 'imagenet' or 'cifar', got {stem!r}.")
         w0, bias = widths[0], norm == 'none'
         self.conv1 = (nn.Conv2d(in_channels, w0, 7, stride=2, padding=3, bias=bias) if stem == 'imagenet'
                       else nn.Conv2d(in_channels, w0, 3, padding=1, bias=bias))

@@ -17,6 +17,7 @@ from torch.fx.passes.shape_prop import ShapeProp
 from torch.fx.proxy import TraceError
 from .core import (model_device, model_dtype, measurement, check_measure_dtype, LINEAR_TYPES, UserInputError,
                             UnsupportedModelError)
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['ROUND_UP', 'dense_operator', 'conv_norm_circular', 'conv_frobenius', 'conv_norm_partial_fourier',
@@ -454,7 +455,7 @@ def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
 def kernel_reshape_norm(layer:nn.Module) -> float:
     "Largest singular value of the weight reshaped to (out, -1): NOT the operator norm of a conv (see `operator_norm`)."
     if not isinstance(layer, LINEAR_TYPES):
-        raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
+        raise UserTypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
     w = layer.weight.detach()
     check_measure_dtype(w.dtype, 'layer')
     return torch.linalg.svdvals(w.reshape(w.shape[0], -1))[0].item()
@@ -492,7 +493,7 @@ def operator_frobenius_norm(layer:nn.Module,  # an nn.Linear or nn.Conv1d/2d/3d
 def weight_frobenius_norm(layer:nn.Module) -> float:
     "Frobenius norm of the weight tensor itself (= the operator's only for Linear on a single vector)."
     if not isinstance(layer, LINEAR_TYPES):
-        raise TypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
+        raise UserTypeError(f"Expected nn.Linear or nn.Conv1d/2d/3d, got {type(layer).__name__}.")
     return layer.weight.detach().norm().item()
 
 # %% ../nbs/02_operators.ipynb #e5840b1b

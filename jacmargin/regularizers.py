@@ -17,6 +17,7 @@ from .core import UnsupportedModelError, same_entries
 from .operators import torch_layer
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
 from .certify import _certify
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['REGULARIZERS', 'cross_entropy', 'multiclass_hinge_loss', 'Regularizer', 'input_graph', 'JacobianRegularizer',
@@ -41,7 +42,7 @@ def multiclass_hinge_loss(logits:Tensor, y:Tensor, margin:float=1., variant:str=
     elif variant == 'weston_watkins':
         per = (viol.pow(2) if squared else viol).sum(1)
         squared = False
-    else: raise ValueError(f"variant={variant!r}: use 'crammer_singer' or 'weston_watkins'.")
+    else: raise UserInputError(f"variant={variant!r}: use 'crammer_singer' or 'weston_watkins'.")
     return (per.pow(2) if squared else per).mean()
 
 # %% ../nbs/05_regularizers.ipynb #5a639b2e
@@ -260,7 +261,7 @@ def _capture_io(model:nn.Module, names:Sequence[str], store:dict, alias:bool=Fal
                 f"A forward hook changes the output of `{n}`: {exact} needs the layer's own map (logits = W h + b). "
                 "Remove the hook (fold it into the model's forward after the layer), or use 'jr' / 'spectral'.")
     for n in names:
-        if n not in mods: raise ValueError(f"`{n}` is not a sub-module of the model; valid names: {list(mods)[1:]}")
+        if n not in mods: raise UserInputError(f"`{n}` is not a sub-module of the model; valid names: {list(mods)[1:]}")
         handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: hook(m, i, o, n), prepend=raw))
         if exact: handles.append(mods[n].register_forward_hook(lambda m, i, o, n=n: check(m, i, o, n)))
         if alias: handles.append(mods[n].register_forward_pre_hook(pre))
@@ -380,7 +381,7 @@ class JacobianRegularizer(Regularizer):
                  generator:torch.Generator|None=None):
         super().__init__()
         if method not in ('exact', 'projection', 'one_hot'):
-            raise ValueError(f"method={method!r}: use 'exact', 'projection' or 'one_hot'.")
+            raise UserInputError(f"method={method!r}: use 'exact', 'projection' or 'one_hot'.")
         self.output, self.method, self.n_proj, self.dist, self.generator = output, method, n_proj, dist, generator
         self._rec = self._bn = None
     def capture(self, model):
@@ -397,7 +398,7 @@ class JacobianRegularizer(Regularizer):
             elif self.method == 'exact':
                 sq = vjp(torch.eye(K, dtype=out.dtype, device=out.device)[:, None].expand(K, B, K)).pow(2).sum((0, 2))
             else:
-                if self.n_proj < 1: raise ValueError(f"n_proj={self.n_proj}: need at least one projection.")
+                if self.n_proj < 1: raise UserInputError(f"n_proj={self.n_proj}: need at least one projection.")
                 v = random_output_vectors(self.n_proj, B, K, self.method, self.dist, out, self.generator,
                                           draw=step_draw)
                 sq = vjp(v).pow(2).sum(-1).mean(0)
@@ -412,7 +413,7 @@ class SpectralJacobianRegularizer(Regularizer):
     def __init__(self, output:str|Callable='probs', n_iter:int=1, n_samples:int|None=None,
                  generator:torch.Generator|None=None):
         super().__init__()
-        if n_iter < 0: raise ValueError(f"n_iter={n_iter}: need n_iter >= 0 power steps per call.")
+        if n_iter < 0: raise UserInputError(f"n_iter={n_iter}: need n_iter >= 0 power steps per call.")
         self.output, self.n_iter, self.n_samples, self.generator = output, n_iter, n_samples, generator
         self._u = self._tag = self._rec = self._bn = None
         self._seen = 0
@@ -477,14 +478,14 @@ class PerLayerJacobianRegularizer(Regularizer):
     def __init__(self, taps:Sequence[str]|None=None, output:str|Callable='probs', method:str='one_hot',
                  unbiased:bool=True, generator:torch.Generator|None=None):
         super().__init__()
-        if method not in ('one_hot', 'exact'): raise ValueError(f"method={method!r}: use 'one_hot' or 'exact'.")
+        if method not in ('one_hot', 'exact'): raise UserInputError(f"method={method!r}: use 'one_hot' or 'exact'.")
         self.taps, self.output, self.method, self.unbiased, self.generator = taps, output, method, unbiased, generator
         self._io, self._bn = None, None
     def _names(self, model):
         mods = dict(model.named_modules())
         names = [n for n, m in mods.items() if isinstance(m, LINEAR_TYPES)] if self.taps is None else list(self.taps)
         bad = [n for n in names if not isinstance(mods.get(n), LINEAR_TYPES)]
-        if bad: raise ValueError(f"Per-layer taps must be Linear/Conv layers (their weight is W_l); not: {bad}.")
+        if bad: raise UserInputError(f"Per-layer taps must be Linear/Conv layers (their weight is W_l); not: {bad}.")
         own = [n for n in names if not torch_layer(mods[n])]
         if own: raise UnsupportedModelError(
             f"Per-layer taps {own} subclass a Linear/Conv layer with a forward of their own: their output need not be "
@@ -589,7 +590,7 @@ class LargeMarginRegularizer(Regularizer):
     needs_taps = True
     def __init__(self, vectors:str='random', classifier:str|None=None, generator:torch.Generator|None=None):
         super().__init__()
-        if vectors not in ('random', 'all'): raise ValueError(f"vectors={vectors!r}: use 'random' (FC) or 'all' (CNN).")
+        if vectors not in ('random', 'all'): raise UserInputError(f"vectors={vectors!r}: use 'random' (FC) or 'all' (CNN).")
         self.vectors, self.classifier, self.generator, self._io = vectors, classifier, generator, None
         self._rec = self._bn = None
     def capture(self, model):
@@ -647,7 +648,7 @@ class WeightDecay(Regularizer):
     _TYPES = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
     def __init__(self, which:str='all', bias:bool=False, classifier:str|None=None):
         super().__init__()
-        if which not in ('all', 'classifier'): raise ValueError(f"which={which!r}: use 'all' or 'classifier'.")
+        if which not in ('all', 'classifier'): raise UserInputError(f"which={which!r}: use 'all' or 'classifier'.")
         self.which, self.bias, self.classifier = which, bias, classifier
     def __call__(self, model, x=None, y=None, logits=None):
         mods = ([_classifier(model, self.classifier)[1]] if self.which == 'classifier'
@@ -780,8 +781,10 @@ class CertifiedMargin(Regularizer):
         return (W[:, None] - W[None]).norm(dim=-1) * K                            # (C, C)
 
     def __call__(self, model, x, y, logits=None):
-        y = check_labels(y, len(x))
-        if logits is None: logits = model(x)
+        _nonempty(x)
+        if logits is None:
+            with _one_output(model): logits = model(x)
+        y = check_labels(y, len(x), logits.shape[1] if y.device.type == 'cpu' else None)   # range: no device sync
         L = self.lipschitz_pairs(model, x)                                        # (C, C)
         if model.training: self._t += 1
         eps = self.eps * (min(1., self._t / self.ramp) if self.ramp else 1.)
@@ -811,14 +814,14 @@ def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|
     "`reg`'s penalty on the batch of a `regularized_forward` (x as yielded there); a 0-dim tensor."
     _nonempty(x)
     if getattr(reg, 'needs_index', False) and idx is None:
-        raise ValueError(f"{type(reg).__name__} needs dataset indices (`needs_index`): use a loader yielding "
+        raise UserInputError(f"{type(reg).__name__} needs dataset indices (`needs_index`): use a loader yielding "
                          "(x, y, idx), e.g. `DataLoader(TensorDataset(x, y, torch.arange(len(x))), ...)`.")
     if logits is not None and not isinstance(logits, Tensor):
         raise UnsupportedModelError(f"The model returned a {type(logits).__name__}, not one logits tensor (B, C): "
                                     "wrap it so that its forward returns the logits, e.g. `model(x)[0]`.")
     p = reg(model, x, y, logits, **({'idx': idx} if getattr(reg, 'needs_index', False) else {}))
     if not isinstance(p, Tensor) or p.dim() != 0:
-        raise ValueError(f"{type(reg).__name__} returned {getattr(p, 'shape', type(p))}: a regularizer must return a "
+        raise UserInputError(f"{type(reg).__name__} returned {getattr(p, 'shape', type(p))}: a regularizer must return a "
                          "scalar tensor (the batch mean).")
     return p
 

@@ -19,6 +19,7 @@ from .data import (data_root, load_dataset, ArrayDataset, ImageFolder, DatasetNo
                             TensorLoader, make_loader)
 from .models import make_model
 from .learner import (Learner, Callback, CancelFitException, PAPER_LR_SEQUENCES, piecewise_schedule,
+                               _check_device,
                                evaluate)
 from .regularizers import (REGULARIZERS, make_regularizer, cross_entropy, multiclass_hinge_loss,
                                     regularized_forward, penalty)
@@ -26,6 +27,7 @@ from .measures import jacobian_stats, compute_measures, pac_bayes_curve
 from .margins import score, margin_lower_bounds, input_margin, certified_radius
 from .certify import local_margin
 from .experiment import added
+from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['LOSSES', 'MARGINS_REV', 'STATS', 'CERT_EPS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset',
@@ -437,7 +439,7 @@ def run(cfg:Run,               # the run
     if on_diverge not in ('raise', 'record'):
         raise UserInputError(f"on_diverge={on_diverge!r}: use 'raise' or 'record'.")
     if cuda_graph is None: cuda_graph = os.environ.get('JACMARGIN_CUDA_GRAPH') == '1'     # set by `run --cuda_graph`
-    device = torch.device(device) if device else default_device()
+    device = _check_device(device) if device else default_device()     # 'cuda' on a CPU build: said, not asserted
     train, measure, ev = run_data(cfg, root)
     seed_everything(cfg.seed)
     model = run_model(cfg, train).to(device)
@@ -499,7 +501,7 @@ def migrate_cache(root, classes:tuple=tuple(_OLD_STATS)) -> dict:
             rec = json.loads(p.read_text())
             cfg = run_from_config(cls, rec['config'])
             if (key := config_hash(cfg)) in seen:
-                raise ValueError(f"{p} and {seen[key]} translate to the same Run: resolve by hand.")
+                raise UserInputError(f"{p} and {seen[key]} translate to the same Run: resolve by hand.")
             seen[key] = p
             meta = {**rec['meta'], 'migrated_from': {'class': cls, 'key': p.stem}}
             cache.put(cfg, rec['result'], meta)

@@ -14,6 +14,7 @@ from ..data import UserInputError
 from ..experiment import (run_grid, run_protocol, results_frame, summarize, compare_table, pick_scale,
                                   write_results)
 from ..runs import Run, run, reg_spec
+from ..core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['TABLE1_PAPER', 'TABLE1_SMOKE', 'TABLE1_CPU', 'TABLE1_PUBLISHED', 'FIG2_PAPER', 'FIG2_SMOKE', 'FIG2_CPU',
@@ -42,7 +43,7 @@ def _options(cfg, extra:dict) -> tuple:
     root = extra.pop('root', None)
     fields = {f.name for f in dataclasses.fields(cfg)}
     if bad := sorted(set(extra) - fields):
-        raise TypeError(f"Unknown option(s) {bad}: use `root=` or fields of {type(cfg).__name__}: {sorted(fields)}.")
+        raise UserTypeError(f"Unknown option(s) {bad}: use `root=` or fields of {type(cfg).__name__}: {sorted(fields)}.")
     return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in extra.items()}), root
 
 def _layers(model_kw) -> int:

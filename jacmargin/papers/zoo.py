@@ -17,6 +17,7 @@ from ..measures import MEASURES
 from ..experiment import (ResultCache, run_grid, results_frame, pick_scale, write_results, save_csv,
                                   markdown_table, save_figure)
 from ..runs import Run, run, reg_spec, MARGINS_REV
+from ..core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['ZOO_MEASURES', 'SIGNS', 'LABELS', 'ZOO_CPU', 'ZOO_CPU_MARGINS', 'ZOO_LOCAL', 'ZOO_CPU_V1', 'ZOO_SMOKE', 'ZOO_PAPER',
@@ -124,7 +125,7 @@ def zoo_frame(records:list, points:list) -> pd.DataFrame:
     "One row per network: its axis values (`points`), `gap` (training − test accuracy, %), the result columns."
     df = results_frame(records)
     pts = points
-    if len(pts) != len(df): raise ValueError(f"{len(df)} records for {len(pts)} networks.")
+    if len(pts) != len(df): raise UserInputError(f"{len(df)} records for {len(pts)} networks.")
     axes = pd.DataFrame(pts).drop(columns='seed')
     df = df.assign(diverged=df['diverged'].fillna(False).astype(bool) if 'diverged' in df else False)
     return pd.concat([axes, df.drop(columns=[c for c in axes if c in df]).assign(gap=df.get('ge', np.nan))], axis=1)
