@@ -393,6 +393,15 @@ def _bound_from_logs(o:Tensor, pos:Tensor, log_den:float, name:str, res:dict) ->
     return gd
 
 
+# %% ../nbs/04_margins.ipynb #21762b6f
+def _warn_probabilities(out:Tensor, where:str):
+    "Warn where a model's outputs look like probabilities (rows ≥ 0 summing to 1): margins are meant on logits."
+    if out.dim() == 2 and out.shape[1] > 1 and bool((out >= 0).all()) and \
+            bool(((out.double().sum(1) - 1).abs() < 1e-4).all()):
+        warnings.warn(f"{where}: the model's outputs are probabilities (each row ≥ 0, summing to 1): does it end in "
+                      "nn.Softmax? The margins here are of its outputs as logits (and output='probs' applies a second "
+                      "softmax); pass the model without its final softmax.")
+
 # %% ../nbs/04_margins.ipynb #958d1002
 @measurement
 def margin_lower_bounds(model:nn.Module,                      # the classifier: (B, *x) → logits (B, C)
@@ -427,6 +436,7 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
         raise UserInputError(f"output={output!r}: use 'probs' (softmax, the paper's f) or 'logits'.")
     lL2, lLF = _bounds_of(model, tuple(x.shape[1:]) if input_shape is None else tuple(input_shape), norms)  # or refuse
     with torch.no_grad(), preserved(model): logits = model(x)
+    _warn_probabilities(logits, 'margin_lower_bounds')
     o = score(logits.softmax(1) if output == 'probs' else logits, y)
     pos = o > 0
     s_x = torch.cat([jacobian_spectral_norm(model, x[c], output) for c in _chunks(len(x), batch_size)])
@@ -472,6 +482,7 @@ def certified_radius(model:nn.Module,       # the classifier: (B, *x) → logits
         raise UserInputError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
     if pairs is None: pairs = lipschitz_pair_bounds(model, tuple(x.shape[1:]) if input_shape is None else input_shape)
     with torch.no_grad(), preserved(model): z = model.eval()(x).double()
+    _warn_probabilities(z, 'certified_radius')
     y = check_labels(y, len(x), z.shape[1])
     P = pairs.to(z.device, torch.float64)[y]                                      # (B, C)
     d = z.gather(1, y[:, None]) - z - rounding_allowance(model_dtype(model)) * (1 + 2 * z.abs().amax(1, keepdim=True))

@@ -720,7 +720,9 @@ def _weighted_calls(model:nn.Module, x:Tensor) -> list:
 def _power_sigma(m:nn.Module, shape:tuple, v:Tensor, n_iter:int) -> tuple[Tensor, Tensor]:
     """(σ, v): σ = ⟨u, A v⟩ with grad in the weights, A the layer's linear part on inputs of `shape` (bias and padding
     mode as the module computes them), v (1, *shape) its right singular vector after `n_iter` power steps from v."""
-    A = lambda t: m(t) - m(torch.zeros_like(t))
+    if isinstance(m, nn.Linear): A = lambda t: F.linear(t, m.weight)
+    elif hasattr(m, '_conv_forward'): A = lambda t: m._conv_forward(t, m.weight, None)   # its padding mode, no bias
+    else: A = lambda t: m(t) - m(torch.zeros_like(t))
     with torch.no_grad():
         for _ in range(n_iter):
             with torch.enable_grad():
@@ -782,9 +784,10 @@ class CertifiedMargin(Regularizer):
 
     def __call__(self, model, x, y, logits=None):
         _nonempty(x)
-        if logits is None:
+        own = logits is None                                                      # not inside a training step
+        if own:
             with _one_output(model): logits = model(x)
-        y = check_labels(y, len(x), logits.shape[1] if y.device.type == 'cpu' else None)   # range: no device sync
+        y = check_labels(y, len(x), logits.shape[1] if own else None)   # range checked outside a step (no host read)
         L = self.lipschitz_pairs(model, x)                                        # (C, C)
         if model.training: self._t += 1
         eps = self.eps * (min(1., self._t / self.ramp) if self.ramp else 1.)
