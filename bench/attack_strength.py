@@ -16,7 +16,7 @@ if __name__ == '__main__':
     ap = argparse.ArgumentParser(); ap.add_argument('--n', type=int, default=30); a = ap.parse_args()
     torch.set_num_threads(1)
     from jacmargin.margins import input_margin
-    from jacmargin.certify import local_margin
+    from jacmargin.local import local_margin
     for name, (m, x, y) in demo_cnns(a.n).items():
         ok = m(x).argmax(1) == y
         x, y = x[ok], y[ok]

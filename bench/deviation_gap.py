@@ -24,7 +24,7 @@ import argparse, copy, math, warnings
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from jacmargin.certify import _win
+from jacmargin.local import _win
 warnings.filterwarnings('ignore')
 
 def _power(A:torch.Tensor, it:int=100) -> float:
@@ -109,7 +109,7 @@ def empirical(prefix, x, r, steps=200):
 
 def rows_for(name, m, X, Y, fracs):
     from jacmargin.margins import input_margin
-    from jacmargin.certify import _local_chunks
+    from jacmargin.local import _local_chunks
     with torch.no_grad(): ok = m(X).argmax(1) == Y
     X, Y = X[ok], Y[ok]
     att = input_margin(m, X, Y)[0].double()

@@ -1,4 +1,4 @@
-"""The certified local margin γ_local (`jacmargin.certify.local_margin`): its ratio to γ3 and to the attack distance,
+"""The certified local margin γ_local (`jacmargin.local.local_margin`): its ratio to γ3 and to the attack distance,
 with and without the linear-relaxation certificate, with the deviation certificate (`sharp=True`) and with the bounds
 summed along the radius (`radial=4`, alone and with `sharp`), and seconds per sample, on a small MLP trained on scikit-learn's digits, the demo's two MNIST CNNs (Table II's protocol at 1000
 samples, weight decay and Jacobian regularization, retrained here: the cache keeps no weights) and an untrained
@@ -51,7 +51,8 @@ def preact(n=8):
 
 def row(name, m, x, y, attack=True) -> dict:
     from jacmargin.margins import margin_lower_bounds, input_margin
-    from jacmargin.certify import local_margin, lipschitz_log_bounds
+    from jacmargin.local import local_margin
+    from jacmargin.certify import lipschitz_log_bounds
     t = time.perf_counter(); lb = margin_lower_bounds(m, x, y, gamma1=False); s0 = time.perf_counter() - t
     lL = lipschitz_log_bounds(m, tuple(x.shape[1:]))[0]                  # the global bound once, outside the timings
     t = time.perf_counter(); gl = local_margin(m, x, y, log_lipschitz=lL); s1 = time.perf_counter() - t

@@ -25,7 +25,8 @@ import torch
 warnings.filterwarnings('ignore')
 
 def ceiling(name, m, x, y, f_max, K) -> tuple[dict, pd.DataFrame]:
-    from jacmargin.certify import local_gradient_bounds, local_margin, lipschitz_log_bounds
+    from jacmargin.local import local_gradient_bounds, local_margin
+    from jacmargin.certify import lipschitz_log_bounds
     from jacmargin.margins import input_margin
     import copy
     att = input_margin(m, x, y)[0].double()

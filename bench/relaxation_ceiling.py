@@ -139,7 +139,7 @@ if __name__ == '__main__':
     torch.set_num_threads(1)
     from local_margin import demo_cnns
     from jacmargin.margins import input_margin
-    from jacmargin.certify import local_margin
+    from jacmargin.local import local_margin
     rows = []
     for name, (m, X, Y) in demo_cnns(a.n).items():
         net, ok = Net(m), m(X).argmax(1) == Y

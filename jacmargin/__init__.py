@@ -31,7 +31,8 @@ if _os.path.basename(_sys.argv[0] or '') in ('jacmargin', 'jacmargin.exe'):
 from .core import seed_everything, default_device, full_precision, reduced_precision
 from .jacobian import jacobian_frobenius_sq, jacobian_spectral_norm
 from .operators import operator_norm, fold_batchnorm
-from .certify import lipschitz_bound, local_margin
+from .certify import lipschitz_bound
+from .local import local_margin
 from .margins import score, output_margin, input_margin, margin_lower_bounds
 from .regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, PerLayerJacobianRegularizer,
                                     LargeMarginRegularizer, WeiMaRegularizer, WeightDecay, multiclass_hinge_loss,

@@ -12,7 +12,8 @@ from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
                             UserInputError, check_model_input, warn_pixel_range, rounding_allowance)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
-from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, local_margin, lipschitz_pair_bounds
+from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, lipschitz_pair_bounds
+from .local import local_margin
 from .core import UserInputError, UserTypeError
 
 # %% auto #0

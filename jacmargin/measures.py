@@ -16,7 +16,8 @@ from .core import (check_batch, device_draw, check_labels, check_measure_dtype, 
     record_taps, model_taps, model_dtype, model_device, UnsupportedModelError, UserInputError, same_entries)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm, conv_norm_certified, conv_norm_gathered
-from .certify import export_program, local_margin, sample_layouts
+from .certify import export_program, sample_layouts
+from .local import local_margin
 from .core import UserInputError, UserTypeError
 
 # %% auto #0

@@ -25,7 +25,7 @@ from .regularizers import (REGULARIZERS, make_regularizer, cross_entropy, multic
                                     regularized_forward, penalty)
 from .measures import jacobian_stats, compute_measures, pac_bayes_curve
 from .margins import score, margin_lower_bounds, input_margin, certified_radius
-from .certify import local_margin
+from .local import local_margin
 from .experiment import added
 from .core import UserInputError, UserTypeError
 
