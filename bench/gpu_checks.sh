@@ -10,7 +10,7 @@ log="gpu-checks-$(hostname).log"
   # captured step (issue 38 rows; Adam / AdamW, bf16, conv + BN, resume, cuda:1 when there are 2 GPUs), sync-free step
   nbdev_test --flags gpu --path nbs/12_learner.ipynb && echo "12_learner gpu tests: ok"
   nbdev_test --flags gpu --path nbs/14_device_check.ipynb && echo "14_device_check gpu tests: ok"
-  nbdev_test --flags gpu --path nbs/02b_certify.ipynb && echo "02b_certify gpu tests (local margin on the device): ok"
+  nbdev_test --flags gpu --path nbs/02c_local.ipynb && echo "02c_local gpu tests (local margin on the device): ok"
   python bench/regularizers.py --device cuda --resnet full --bf16 --graph --reps 15        # Table VI on the GPU
   python bench/grid_throughput.py --device cuda --jobs 1 8 16                               # grids on one GPU
   python bench/grid_throughput.py --device cuda --jobs 1 8 16 --cuda-graph

@@ -17,7 +17,7 @@ from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_f
 
 # %% auto #0
 __all__ = ['RULES', 'export_program', 'sample_layouts', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product',
-           'lipschitz_pair_bounds', 'allowlist']
+           'chain_norms', 'lipschitz_pair_bounds', 'allowlist']
 
 # %% ../nbs/02b_certify.ipynb #6ba8cd87
 _B = 2          # batch size of the exported program
@@ -1297,6 +1297,16 @@ def norm_product(model:nn.Module, input_shape, kind:str='spectral', norms:pd.Dat
     vals = (norms if norms is not None else pd.DataFrame(rows, columns=['name', 'kind', 'input_shape', *_COLS]))[kind]
     with np.errstate(divide='ignore'): L = float(np.log(np.asarray(vals.fillna(1.), float)).sum())
     return L if log else _exp_up(L, 'norm_product')
+
+# %% ../nbs/02b_certify.ipynb #3151a13b
+@measurement
+def chain_norms(model:nn.Module, input_shape, fold:bool=True) -> pd.DataFrame:
+    """The `layer_norms` table of a chain (its operators in program order; their product is the bound), refused where
+    input-dependent paths join (a residual connection, a product of two branches)."""
+    _, rows, merges = _certify(model, input_shape, fold)
+    if merges: raise UnsupportedModelError(f"{type(model).__name__} is not a chain ({', '.join(merges[:3])} join "
+                                           "input-dependent paths): its bound is no product of layer norms.")
+    return pd.DataFrame(rows, columns=['name', 'kind', 'input_shape', *_COLS])
 
 # %% ../nbs/02b_certify.ipynb #3090b674
 @measurement

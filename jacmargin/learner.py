@@ -25,8 +25,8 @@ from .core import UserInputError, UserTypeError
 # %% auto #0
 __all__ = ['PAPER_LR_SEQUENCES', 'Schedule', 'constant_schedule', 'step_schedule', 'multistep_schedule', 'piecewise_schedule',
            'cosine_schedule', 'evaluate', 'predict', 'CancelBatchException', 'CancelEpochException',
-           'CancelFitException', 'Callback', 'TimerCB', 'RecorderCB', 'DDPCB', 'CheckpointCB', 'ProgressCB', 'Learner',
-           'ddp_init']
+           'CancelFitException', 'Callback', 'TimerCB', 'RecorderCB', 'DDPCB', 'CheckpointCB', 'ProgressCB',
+           'check_device', 'Learner', 'ddp_init']
 
 # %% ../nbs/12_learner.ipynb #d85929da
 class Schedule:
@@ -369,7 +369,7 @@ def _check_regs(regs) -> list:
     return list(zip(names, out))
 
 # %% ../nbs/12_learner.ipynb #dbee69f3
-def _check_device(device) -> torch.device:
+def check_device(device) -> torch.device:
     "`device` as a torch.device, refused (with what to pass) when it is not valid or not available here."
     try: d = torch.device(device)
     except (RuntimeError, TypeError) as e:
@@ -406,7 +406,7 @@ class Learner:
                  lr:float|None=None, momentum:float=0.9, weight_decay:float=0., regularizers:Sequence=(),
                  schedule:Callable|None=None, callbacks:Sequence=(), device=None, autocast:str|None=None,
                  progress:bool=True, eval_train:bool=True, ddp_split:bool=True, cuda_graph:bool=False):
-        if device is not None: model.to(_check_device(device))
+        if device is not None: model.to(check_device(device))
         if schedule is None and lr is None:
             raise UserInputError("Pass a learning rate `lr=` (a constant rate) or a `schedule=` (a function of the "
                                  "epoch, e.g. `step_schedule(0.01)`).")

@@ -16,7 +16,7 @@ from .core import check_labels, model_taps, step_draw, preserved, LINEAR_TYPES, 
 from .core import UnsupportedModelError, same_entries
 from .operators import torch_layer
 from .jacobian import model_output, model_graph, output_vjp, random_output_vectors, uses_batch_stats
-from .certify import _certify
+from .certify import chain_norms
 from .core import UserInputError, UserTypeError
 
 # %% auto #0
@@ -751,9 +751,11 @@ class CertifiedMargin(Regularizer):
     def bind(self, model:nn.Module, x:Tensor):
         "Find the chain of layers once: the certificate's rows, each Linear / Conv matched to its call."
         calls = _weighted_calls(model, x)
-        with preserved(model): _, rows, merges = _certify(model.eval(), tuple(x.shape[1:]))
-        if merges: raise UnsupportedModelError(
-            f"certified-margin training: {type(model).__name__} is not a chain ({', '.join(merges[:3])} join paths); "
+        try:
+            with preserved(model): rows = chain_norms(model.eval(), tuple(x.shape[1:])).to_dict('records')
+        except UnsupportedModelError as e:
+            if 'not a chain' not in str(e): raise
+            raise UnsupportedModelError(f"certified-margin training: {str(e).split(': its bound')[0]}; "
             "its training bound is a product of layer norms. Use a chain (e.g. `CNN4C3F`), or a 1-Lipschitz library "
             "network trained with its own loss.")
         lin = [r for r in rows if r['kind'].split(' ')[0] in ('Linear', 'Conv1d', 'Conv2d', 'Conv3d')]

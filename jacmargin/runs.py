@@ -19,7 +19,7 @@ from .data import (data_root, load_dataset, ArrayDataset, ImageFolder, DatasetNo
                             TensorLoader, make_loader)
 from .models import make_model
 from .learner import (Learner, Callback, CancelFitException, PAPER_LR_SEQUENCES, piecewise_schedule,
-                               _check_device,
+                               check_device,
                                evaluate)
 from .regularizers import (REGULARIZERS, make_regularizer, cross_entropy, multiclass_hinge_loss,
                                     regularized_forward, penalty)
@@ -439,7 +439,7 @@ def run(cfg:Run,               # the run
     if on_diverge not in ('raise', 'record'):
         raise UserInputError(f"on_diverge={on_diverge!r}: use 'raise' or 'record'.")
     if cuda_graph is None: cuda_graph = os.environ.get('JACMARGIN_CUDA_GRAPH') == '1'     # set by `run --cuda_graph`
-    device = _check_device(device) if device else default_device()     # 'cuda' on a CPU build: said, not asserted
+    device = check_device(device) if device else default_device()     # 'cuda' on a CPU build: said, not asserted
     train, measure, ev = run_data(cfg, root)
     seed_everything(cfg.seed)
     model = run_model(cfg, train).to(device)
