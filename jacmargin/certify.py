@@ -103,7 +103,7 @@ def _quiet():
 def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
     """(exported core-ATen program, sample batch) of `model` on a batch of two inputs of the per-sample `input_shape`;
     with `any_batch` the program runs on batches of any size (the local bounds run it on chunks). Parametrized weights
-    are read as the model's next call computes them (`_fixed_parametrizations`)."""
+    are read as the model's next call computes them (see _fixed_parametrizations)."""
     if not isinstance(model, nn.Module): raise UserInputError(f"expected an nn.Module, got {type(model).__name__}.")
     with _fixed_parametrizations(_unwrap(model)): return _export(model, input_shape, any_batch)
 
@@ -1216,7 +1216,7 @@ def _close(a:Tensor, b:Tensor, scale:float|None=None) -> bool:
     return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e3 * eps, atol=1e3 * eps * scale)
 
 def _same_program(model:nn.Module, ep, x:Tensor):
-    "`_check_same_program` with the parametrized weights fixed as in the program (`_fixed_parametrizations`)."
+    "`_check_same_program` with the parametrized weights fixed as in the program (see _fixed_parametrizations)."
     with _fixed_parametrizations(model): _check_same_program(model, ep, x)
 
 def _check_same_program(model:nn.Module, ep, x:Tensor):
