@@ -258,17 +258,17 @@ class MinMax(nn.Module):
         return torch.cat([torch.maximum(a, b), torch.minimum(a, b)], self.dim)
     def extra_repr(self): return f'dim={self.dim}'
 
-_ACTS = {'relu': nn.ReLU, 'minmax': MinMax}
+_CNN_ACTS = {'relu': nn.ReLU, 'minmax': MinMax}
 
 class CNN4C3F(nn.Sequential):
     """The 4C3F network of the certified-training literature (Wong et al. 2018; Leino et al. 2021, MNIST): 3×3 conv 32,
     4×4 conv 32 stride 2, 3×3 conv 64, 4×4 conv 64 stride 2, dense 512, 512, then the classifier; `act` 'minmax' or 'relu'."""
     def __init__(self, in_channels:int=1, n_classes:int=10, input_size:int=28, act:str='minmax', width:int=1):
-        if act not in _ACTS: raise UserInputError(f"act={act!r}: use {' or '.join(map(repr, _ACTS))}.")
+        if act not in _CNN_ACTS: raise UserInputError(f"act={act!r}: use {' or '.join(map(repr, _CNN_ACTS))}.")
         if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two stride-2 convs), got "
                                                 f"{input_size}.")
         c1, c2, d = 32 * width, 64 * width, 512 * width
-        A = _ACTS[act]
+        A = _CNN_ACTS[act]
         layers = [('conv1', nn.Conv2d(in_channels, c1, 3, padding=1)), ('act1', A()),
                   ('conv2', nn.Conv2d(c1, c1, 4, stride=2, padding=1)), ('act2', A()),
                   ('conv3', nn.Conv2d(c1, c2, 3, padding=1)), ('act3', A()),
