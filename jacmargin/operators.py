@@ -432,7 +432,8 @@ def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
                       ) -> tuple:
     """Certified (spectral or None, Frobenius) norms on one sample of x ↦ conv(G x), G the gather `src` of positions
     (the same for every channel): a reflect / replicate / circular pad before an unpadded conv. Spectral: a circular
-    wrap at stride 1 by the Fourier formula; else the exact Gram matrix (at most `_DENSE_GRAM` rows: eigvalsh, or the
+    wrap by the Fourier formula (a strided conv by its polyphase kernel, each grid size a multiple of the stride:
+    its output rows a subset of the circular strided conv's); else the exact Gram matrix (at most `_DENSE_GRAM` rows: eigvalsh, or the
     Lanczos candidate proved by a Cholesky factorization); None beyond that (bound the two maps apart)."""
     w, d = w.detach().double().cpu(), len(in_spatial)
     stride, padding, dilation = (tuple(int(v) for v in t) for t in (stride, padding, dilation))
@@ -443,9 +444,11 @@ def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
     same = ((idx[:, :, None] == idx[:, None, :]) & (idx[:, :, None] < n)).sum(0).double()   # (T, T)
     fro = math.sqrt(max((same * torch.einsum('gaoc,gboc->ab', K, K)).sum().item(), 0.)) * (1 + ROUND_UP)
     kd = [dl * (k - 1) + 1 for dl, k in zip(dilation, w.shape[2:])]
-    if (all(s == 1 for s in stride) and not any(padding) and all(i - k + 1 <= m for i, k, m in zip(in_spatial, kd, src_spatial))
+    if (not any(padding) and all(m % s == 0 for m, s in zip(src_spatial, stride))
+            and all((i - k) // s + 1 <= m // s for i, k, s, m in zip(in_spatial, kd, stride, src_spatial))
             and _circular_wrap(src.long().cpu(), src_spatial, tuple(in_spatial))):     # rows of the circular conv
-        return _fourier_bound(_dilate(w, dilation), src_spatial, groups) * (1 + ROUND_UP), fro
+        sub = tuple(m // s for m, s in zip(src_spatial, stride))                   # strides by polyphase
+        return _fourier_bound(_polyphase(_dilate(w, dilation), stride), sub, groups) * (1 + ROUND_UP), fro
     if n * K.shape[-1] > _DENSE_GRAM: return None, fro
     mult = max([int(torch.bincount(c[c < n]).max()) for c in idx.T if bool((c < n).any())] or [1])
     return _taps_norm(idx, n, K, idx.shape[1] ** 2 * mult * max(K.shape[-2:])), fro   # a position read by `mult` outputs
