@@ -4,6 +4,7 @@
 
 # %% ../nbs/11_models.ipynb #10e46114
 from __future__ import annotations
+import importlib, importlib.util
 from collections import OrderedDict
 from typing import Sequence
 import torch
@@ -15,7 +16,8 @@ from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['MODELS', 'RowNorm', 'row_normalize', 'RowNormLinear', 'assign_taps', 'linear_layers', 'MLP', 'PaperCNN', 'AllCNNC',
-           'PreActBlock', 'WideResNet', 'PreActResNet18', 'VGGNet', 'MinMax', 'CNN4C3F', 'make_model']
+           'PreActBlock', 'WideResNet', 'PreActResNet18', 'VGGNet', 'MinMax', 'CNN4C3F', 'deel_mnist', 'aoc_4c3f',
+           'make_model']
 
 # %% ../nbs/11_models.ipynb #325dbd96
 class RowNorm(nn.Module):
@@ -278,9 +280,49 @@ class CNN4C3F(nn.Sequential):
         super().__init__(OrderedDict(layers))
         assign_taps(self)
 
+# %% ../nbs/11_models.ipynb #0de019be
+def _peer(pkg:str, name:str):
+    "Import the Lipschitz-network library `pkg` (pip name `name`) or say how to install it."
+    try: return importlib.import_module(pkg)
+    except ImportError as e:
+        raise UserInputError(f"this network is built from {name}'s layers: `pip install {name}` (or the package's "
+                             f"`dev` extra) first ({e}).") from None
+
+def deel_mnist(in_channels:int=1, n_classes:int=10, input_size:int=28) -> nn.Module:
+    "deel-torchlip's multiclass MNIST tutorial network, its ℓ2-norm pooling replaced by `ScaledAvgPool2d` (see above)."
+    tl = _peer('deel.torchlip', 'deel-torchlip')
+    if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two 2×2 poolings), got {input_size}.")
+    return tl.Sequential(
+        tl.SpectralConv2d(in_channels, 16, (3, 3), padding='same'), tl.GroupSort2(), tl.ScaledAvgPool2d((2, 2)),
+        tl.SpectralConv2d(16, 32, (3, 3), padding='same'), tl.GroupSort2(), tl.ScaledAvgPool2d((2, 2)),
+        nn.Flatten(), tl.SpectralLinear(32 * (input_size // 4) ** 2, 64), tl.GroupSort2(),
+        tl.FrobeniusLinear(64, n_classes, bias=True, disjoint_neurons=True), k_coef_lip=1.0)
+
+def aoc_4c3f(in_channels:int=1, n_classes:int=10, input_size:int=28, channels:tuple=(16, 16, 32, 32),
+             dense:int=256, ortho:str='cholesky') -> nn.Module:
+    "The 4C3F layout from orthogonium's orthogonal layers (AOC convolutions, MaxMin, orthogonal dense, unit-row head)."
+    _peer('orthogonium', 'orthogonium')
+    from orthogonium.layers.conv.AOC import AdaptiveOrthoConv2d
+    from orthogonium.layers.linear import OrthoLinear
+    from orthogonium.layers.custom_activations import MaxMin as OMaxMin
+    from orthogonium.losses import UnitNormLinear
+    import orthogonium.reparametrizers as R
+    P = {'cholesky': R.CHOLESKY_ORTHO_PARAMS, 'bjorck': R.DEFAULT_ORTHO_PARAMS}.get(ortho)
+    if P is None: raise UserInputError(f"ortho={ortho!r}: use 'cholesky' or 'bjorck'.")
+    if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two stride-2 convs), got {input_size}.")
+    c1, c2, c3, c4 = channels
+    conv = lambda i, o, **kw: AdaptiveOrthoConv2d(i, o, ortho_params=P, **kw)
+    return nn.Sequential(conv(in_channels, c1, kernel_size=3, padding='same'), OMaxMin(),
+                         conv(c1, c2, kernel_size=4, stride=2, padding=1), OMaxMin(),
+                         conv(c2, c3, kernel_size=3, padding='same'), OMaxMin(),
+                         conv(c3, c4, kernel_size=4, stride=2, padding=1), OMaxMin(), nn.Flatten(),
+                         OrthoLinear(c4 * (input_size // 4) ** 2, dense, ortho_params=P), OMaxMin(),
+                         OrthoLinear(dense, dense, ortho_params=P), OMaxMin(), UnitNormLinear(dense, n_classes))
+
 # %% ../nbs/11_models.ipynb #3a1d6d5a
 MODELS = {'mlp': MLP, 'paper_cnn': PaperCNN, 'all_cnn_c': AllCNNC, 'preact_resnet18': PreActResNet18, 'vgg': VGGNet,
-          'wrn': WideResNet, 'cnn_4c3f': CNN4C3F}
+          'wrn': WideResNet, 'cnn_4c3f': CNN4C3F,
+          'deel_mnist': deel_mnist, 'aoc_4c3f': aoc_4c3f}
 
 def make_model(name:str, **kwargs) -> nn.Module:
     """Build the model `name` of `MODELS` ('mlp', 'paper_cnn',

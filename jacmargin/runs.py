@@ -4,13 +4,14 @@
 
 # %% ../nbs/15_runs.ipynb #908a60bd
 from __future__ import annotations
-import copy, functools, json, math, os, statistics, time
+import copy, functools, importlib.util, inspect, json, math, os, statistics, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 import numpy as np
 import pandas as pd
 import torch
+from torch import Tensor
 import torch.nn.functional as F
 from torch.utils.data import Subset
 from .core import seed_everything, default_device, UserInputError
@@ -31,9 +32,9 @@ from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['LOSSES', 'MARGINS_REV', 'STATS', 'CERT_EPS', 'Run', 'reg_spec', 'step_lr_pairs', 'cached_dataset',
-           'generated_dataset', 'run_data', 'run_model', 'run_loss', 'run_regularizers', 'batch_transforms',
-           'MappedLoader', 'batch_loader', 'weights_dir', 'StopAtLoss', 'run', 'run_from_config', 'migrate_cache',
-           'train_step', 'step_times']
+           'generated_dataset', 'run_data', 'run_model', 'offset_cross_entropy', 'hkr_loss', 'run_loss',
+           'run_regularizers', 'batch_transforms', 'MappedLoader', 'batch_loader', 'weights_dir', 'StopAtLoss', 'run',
+           'run_from_config', 'migrate_cache', 'train_step', 'step_times']
 
 # %% ../nbs/15_runs.ipynb #6ec57fae
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class Run:
     split: str = 'test'             # val | test: what the run is evaluated on
     model: str = 'paper_cnn'        # a `models.MODELS` name
     model_kw: tuple = ()            # ((name, value), ...)
-    loss: str = 'cce'               # cce | hinge
+    loss: str = 'cce'               # cce | hinge | offset_cce | hkr (`LOSSES`; options in loss_kw)
     regs: tuple = ()                # ((name, factor), ...) or (name, factor, ((option, value), ...)): `reg_spec`
     opt: str = 'sgd'                # sgd | adam | adamw
     lr_pairs: tuple = PAPER_LR_SEQUENCES['sokolic17_fc_cnn']   # ((learning rate, epochs), ...)
@@ -70,6 +71,8 @@ class Run:
     # the margin statistics' certificate revision, a cache key only: 0 for the results cached before the float32
     # rounding allowance (2026-11-29), `MARGINS_REV` to compute them anew (`certificate_rev` in the record: what did)
     margins_rev: int = added(0)
+    # ((option, value), ...) of the loss: hkr alpha, min_margin; offset_cce offset, temperature (`run_loss`)
+    loss_kw: tuple = added(())
 
 # %% ../nbs/15_runs.ipynb #ee312855
 def reg_spec(name:str,      # a key of `REGULARIZERS`
@@ -180,12 +183,31 @@ def run_model(cfg:Run, train) -> torch.nn.Module:
     else: kw.setdefault('in_channels', train.x.shape[1])
     return make_model(cfg.model, **kw)
 
-LOSSES = {'cce': F.cross_entropy, 'hinge': multiclass_hinge_loss}
+def offset_cross_entropy(logits:Tensor, y:Tensor, offset:float=2.12132, temperature:float=0.25) -> Tensor:
+    """Cross-entropy of the logits less `offset` on the true class, at `temperature` (times it): the loss orthogonium
+    trains its networks with (`LossXent`); offset √2 ε asks a 1-Lipschitz network for margins certified at radius ε."""
+    z = (logits - offset * F.one_hot(y, logits.shape[1]).to(logits.dtype)) / temperature
+    return F.cross_entropy(z, y) * temperature
+
+def hkr_loss(logits:Tensor, y:Tensor, alpha:float=0.99, min_margin:float=1.) -> Tensor:
+    """deel-torchlip's multiclass HKR loss on integer labels: `alpha` × the hinge asking z_y ≥ min_margin / 2 ≥ −z_j,
+    minus (1 − alpha) × the Kantorovich-Rubinstein term (its tutorial: alpha 0.99, min_margin 0.25)."""
+    try: from deel.torchlip.functional import hkr_multiclass_loss
+    except ImportError as e:
+        raise UserInputError(f"loss 'hkr' is deel-torchlip's: `pip install deel-torchlip` first ({e}).") from None
+    return hkr_multiclass_loss(logits, F.one_hot(y, logits.shape[1]).to(logits.dtype), alpha, min_margin).mean()
+
+LOSSES = {'cce': F.cross_entropy, 'hinge': multiclass_hinge_loss, 'offset_cce': offset_cross_entropy, 'hkr': hkr_loss}
 
 def run_loss(cfg:Run) -> Callable:
-    "The training loss of a run: `cfg.loss` is 'cce' (cross-entropy) or 'hinge' (multi-class hinge)."
-    if cfg.loss not in LOSSES: raise UserInputError(f"loss={cfg.loss!r}: use {' or '.join(map(repr, LOSSES))}.")
-    return LOSSES[cfg.loss]
+    """The training loss of a run: `cfg.loss` is 'cce' (cross-entropy), 'hinge' (multi-class hinge), 'offset_cce'
+    or 'hkr' (the Lipschitz-network libraries' losses), with the options `cfg.loss_kw`."""
+    if cfg.loss not in LOSSES: raise UserInputError(f"loss={cfg.loss!r}: use {', '.join(map(repr, LOSSES))}.")
+    f, kw = LOSSES[cfg.loss], dict(cfg.loss_kw)
+    known = list(inspect.signature(f).parameters)[2:]
+    if any(k not in known for k in kw):
+        raise UserInputError(f"loss_kw {sorted(kw)}: loss {cfg.loss!r} takes {', '.join(known) or 'no options'}.")
+    return functools.partial(f, **kw) if kw else f
 
 # %% ../nbs/15_runs.ipynb #0af51aae
 def run_regularizers(cfg:Run, n_classes:int) -> list:

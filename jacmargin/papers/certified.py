@@ -4,6 +4,7 @@
 
 # %% ../../nbs/25_certified.ipynb #fde0fd0e
 from __future__ import annotations
+import math
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -14,27 +15,37 @@ from ..runs import Run, run, reg_spec, CERT_EPS
 from ..experiment import run_grid, pick_scale, write_results, save_csv, markdown_table, ResultCache
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'CERT_CPU', 'CERT_PAPER', 'CERT_SMOKE', 'EXPERIMENTS', 'CertMNIST', 'cert_configs', 'cert_table',
-           'plot_vra', 'certified_mnist']
+__all__ = ['PUBLISHED', 'M158', 'SHORT', 'CERT_CPU', 'CERT_PAPER', 'CERT_SMOKE', 'EXPERIMENTS', 'CertMNIST', 'cert_configs',
+           'cert_table', 'plot_vra', 'certified_mnist']
 
 # %% ../../nbs/25_certified.ipynb #c8572047
 PUBLISHED = pd.DataFrame([dict(method='BCP (Lee et al. 2020)', eps=1.58, clean_acc=92.41, vra=47.95),
                           dict(method='Wong et al. (2018)', eps=1.58, clean_acc=88.39, vra=43.95)])
 
+M158 = round(math.sqrt(2) * 1.58, 4)   # the logit margin that certifies ε = 1.58 on a 1-Lipschitz network (L_yj ≤ √2)
+SHORT = (('lr_pairs', ((1e-3, 4),)),)  # the 4-epoch budget of the first CPU table (those networks stay cached)
+
 @dataclass(frozen=True)
 class CertMNIST:
-    "The certified-margin table's grid: rows (name, model, model_kw, regs), training budget, evaluation sizes, seeds."
+    """The certified-margin table's grid: rows (name, model, model_kw, regs, run_kw) with run_kw ((Run field, value),
+    ...) overriding the grid's (the loss of a peer, a row's own budget); the budget (epochs, the last `lr_drop` of them
+    at lr / 10), evaluation sizes, seeds."""
     rows: tuple = (('certified-margin 1.58', 'cnn_4c3f', (('act', 'minmax'),),
-                    (reg_spec('certified', 1., eps=1.58, ramp=235),)),
-                   ('plain', 'cnn_4c3f', (('act', 'minmax'),), ()),
-                   ('certified-margin 1.58', 'paper_cnn', (), (reg_spec('certified', 1., eps=1.58, ramp=235),)),
-                   ('plain', 'paper_cnn', (), ()),
-                   ('weight decay', 'paper_cnn', (), (('wd', 1e-4),)),
-                   ('Jacobian R_F', 'paper_cnn', (), (reg_spec('jr', 0.1, method='one_hot'),)))
+                    (reg_spec('certified', 1., eps=1.58, ramp=470),), ()),
+                   ('deel-torchlip HKR', 'deel_mnist', (), (),
+                    (('loss', 'hkr'), ('loss_kw', (('alpha', 0.99), ('min_margin', M158))))),
+                   ('orthogonium AOC', 'aoc_4c3f', (), (),
+                    (('loss', 'offset_cce'), ('loss_kw', (('offset', M158), ('temperature', 0.25))))),
+                   ('plain', 'cnn_4c3f', (('act', 'minmax'),), (), SHORT),
+                   ('certified-margin 1.58', 'paper_cnn', (), (reg_spec('certified', 1., eps=1.58, ramp=235),), SHORT),
+                   ('plain', 'paper_cnn', (), (), SHORT),
+                   ('weight decay', 'paper_cnn', (), (('wd', 1e-4),), SHORT),
+                   ('Jacobian R_F', 'paper_cnn', (), (reg_spec('jr', 0.1, method='one_hot'),), SHORT))
     dataset: str = 'mnist'
     n_train: int = 0                 # 0: all 60 000
-    epochs: int = 4
+    epochs: int = 12
     lr: float = 1e-3
+    lr_drop: int = 3                 # the last epochs at lr / 10
     batch_size: int = 256
     n_test: int = 0                  # 0: all 10 000
     n_stats: int = 500               # attack and γ_local points (γ_local on a tenth)
@@ -44,17 +55,20 @@ class CertMNIST:
 def cert_configs(cfg:CertMNIST) -> list:
     "[(row name, model, Run)] of the grid, in its order (the rows the conclusion rests on first)."
     if cfg.epochs < 1 or cfg.seeds < 1: raise UserInputError(f"epochs={cfg.epochs}, seeds={cfg.seeds}: both must be >= 1.")
-    return [(name, model, Run(dataset=cfg.dataset, n_train=cfg.n_train, n_test=cfg.n_test, model=model, model_kw=kw,
-                              regs=regs, opt='adam', lr_pairs=((cfg.lr, cfg.epochs),), batch_size=cfg.batch_size,
-                              stats=('accuracy', 'certified'), n_stats=cfg.n_stats, seed=s))
-            for s in range(cfg.seeds) for name, model, kw, regs in cfg.rows]
+    if not 0 <= cfg.lr_drop < cfg.epochs:
+        raise UserInputError(f"lr_drop={cfg.lr_drop}: the epochs at lr / 10 must be >= 0 and < epochs={cfg.epochs}.")
+    pairs = ((cfg.lr, cfg.epochs - cfg.lr_drop),) + (((cfg.lr / 10, cfg.lr_drop),) if cfg.lr_drop else ())
+    return [(name, model, Run(**{**dict(dataset=cfg.dataset, n_train=cfg.n_train, n_test=cfg.n_test, model=model,
+                                        model_kw=kw, regs=regs, opt='adam', lr_pairs=pairs, batch_size=cfg.batch_size,
+                                        stats=('accuracy', 'certified'), n_stats=cfg.n_stats, seed=s), **dict(run_kw)}))
+            for s in range(cfg.seeds) for name, model, kw, regs, run_kw in cfg.rows]
 
 CERT_CPU = CertMNIST()
-CERT_PAPER = replace(CertMNIST(), epochs=300, batch_size=512, seeds=3)   # GloRo's MNIST budget (a GPU's)
+CERT_PAPER = replace(CertMNIST(), epochs=300, lr_drop=50, batch_size=512, seeds=3)   # GloRo's MNIST budget (a GPU's)
 CERT_SMOKE = replace(CertMNIST(), rows=(('certified-margin 1.58', 'paper_cnn', (('channels', 4),),
-                                         (reg_spec('certified', 1., eps=1.58, ramp=2),)),
-                                        ('plain', 'paper_cnn', (('channels', 4),), ())),
-                     dataset='generated-mnist', n_train=256, n_test=64, epochs=1, n_stats=20)
+                                         (reg_spec('certified', 1., eps=1.58, ramp=2),), ()),
+                                        ('plain', 'paper_cnn', (('channels', 4),), (), ())),
+                     dataset='generated-mnist', n_train=256, n_test=64, epochs=1, lr_drop=0, n_stats=20)
 
 # %% ../../nbs/25_certified.ipynb #75c74850
 def cert_table(recs:list, names:list) -> pd.DataFrame:
