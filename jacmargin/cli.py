@@ -4,7 +4,7 @@
 
 # %% ../nbs/30_cli.ipynb #ef7dca68
 from __future__ import annotations
-import contextlib, difflib, importlib, json, logging, os, pkgutil, shutil, sys, tempfile, time
+import contextlib, difflib, importlib, json, logging, os, pkgutil, platform, shutil, sys, tempfile, time
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -619,6 +619,11 @@ def main(argv=None) -> int:
     if not argv or argv[0] in ('-h', '--help'):
         print("usage: jacmargin {demo,list,run,report} [options]   (jacmargin COMMAND --help for its options)\n")
         for k, f in COMMANDS.items(): print(f"  {k:8} {f.__doc__.splitlines()[0]}")
+        print("\n  jacmargin --version   the package's version, with torch's")
+        return 0
+    if argv[0] in ('-V', '--version'):
+        import jacmargin
+        print(f"jacmargin {jacmargin.__version__} (torch {torch.__version__}, Python {platform.python_version()})")
         return 0
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:

@@ -259,8 +259,14 @@ def check_batch(x,              # what was passed as a batch
     if x.dim() < min_dim:
         raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: expected a batch of shape (B, ...) with at least "
                          f"{min_dim} dimensions. For a single sample use `{name}.unsqueeze(0)`.")
+    if x.device.type == 'meta':
+        raise UserInputError(f"`{name}` is on the meta device: it has a shape but no values, so nothing can be measured "
+                             f"on it. Pass the data itself (e.g. `{name}.to('cpu')` of a tensor that holds values).")
     if not allow_empty and x.shape[0] == 0:
         raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: no samples. Pass at least one.")
+    if 0 in x.shape[1:]:
+        raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: each sample has no entries (a size-0 axis after "
+                             f"the batch). Pass samples of the model's input shape.")
     if finite and not bool(torch.isfinite(x).all()):
         bad = int((~torch.isfinite(x.detach()).flatten(1)).any(1).sum()) if x.dim() > 1 else 1
         raise UserInputError(f"`{name}` holds NaN or inf entries ({bad} of its {len(x)} samples): no margin, bound or "

@@ -74,7 +74,7 @@ def model_graph(model:nn.Module,              # the classifier: (B, *x) → logi
                 y:Tensor|None=None            # labels (B,), needed by output='margin'
                ) -> tuple[Tensor, Tensor]:
     "Run `model` on `x` with a graph back to the input: (xg, out), xg (B, *x) requiring grad, out (B, K)."
-    check_batch(x)
+    check_batch(x, allow_empty=False)
     check_model_input(model, x)
     check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):

@@ -475,7 +475,11 @@ def _step(self:Learner, events:bool=True):
     with _autocast(self.device, self.autocast, cache=not self.cuda_graph):
         with regularized_forward(self.raw, self.xb, regs) as self.xb:                     # taps captured
             self.logits = _logits(self.model(self.xb))
-        self.data_loss = self.loss_func(self.logits, self.yb)
+        try: self.data_loss = self.loss_func(self.logits, self.yb)
+        except IndexError as e:                        # a label past the model's classes (the loss's own check, CPU)
+            if 'out of bounds' not in str(e): raise
+            raise UserInputError(f"A training label is outside [0, {self.logits.shape[-1]}), the model's classes "
+                                 f"({e}). Relabel the data as 0 .. C-1, or give the model as many outputs as classes.") from e
         if events: self._cb('after_pred')
         self.penalties = [penalty(r, self.raw, self.xb, self.yb, self.logits, self.ib) for r in regs]
     self.loss = self.data_loss

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
-from .core import (UserInputError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
+from .core import (UserInputError, UserTypeError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
                             measurement, check_batch, check_labels, preserved, rounding_allowance)
 from .operators import ROUND_UP
 from .certify import (RULES, export_program, lipschitz_log_bounds, _Ctx, _ELEM, _ISO, _LIN, _MAXES, _MONO,
@@ -653,6 +653,8 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     be followed, the global certificate (`B.glob`)."""
     x = check_batch(x, allow_empty=False, finite=True)
     check_measure_dtype(model_dtype(model))
+    if x.dtype != model_dtype(model):
+        raise UserTypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
     shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
     lL = lipschitz_log_bounds(model, shape)[0] if log_lipschitz is None else float(log_lipschitz)  # refuses as it does

@@ -224,7 +224,7 @@ def input_margin(model:nn.Module,                      # the classifier: (B, *x)
                  generator:torch.Generator|None=None   # seeded generator for the random parts
                 ) -> tuple[Tensor, Tensor]:
     "Upper bound of the margin γ(s_i): (distance (B,), x_adv) of a batched minimal-L2 attack refined by bisection."
-    x = check_batch(x, finite=True)
+    x = check_batch(x, allow_empty=False, finite=True)
     check_model_input(model, x)
     warn_pixel_range(x)
     y = check_labels(y, len(x))

@@ -12,8 +12,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn, Tensor
 from torch.func import functional_call
-from .core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved,
-    record_taps, model_taps, model_dtype, model_device, UnsupportedModelError, UserInputError, same_entries)
+from jacmargin.core import (check_batch, device_draw, check_labels, check_measure_dtype, measurement, preserved,
+    record_taps, model_taps, model_dtype, model_device, UnsupportedModelError, PrecisionError, UserInputError,
+    same_entries)
 from .jacobian import jacobian, model_output
 from .operators import fold_batchnorm, operator_norm, conv_norm_certified, conv_norm_gathered
 from .certify import export_program, sample_layouts
@@ -879,7 +880,7 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) â
                      names:Sequence[str]|None=None,  # keys of `MEASURES` to compute (default: all)
                      x_eval:Tensor|None=None,        # inputs of the Jacobian measures (default: x)
                      timings:bool=False,             # add the seconds each measure took
-                     undefined:str='raise',          # 'nan': an undefined measure is NaN, its reason in ['undefined']
+                     undefined:str='raise',          # 'nan': NaN if undefined / unsupported, why in ['undefined']
                      **kw                            # eps, alpha, sharpness_steps, pac_target, pac_rtol, seed, ...
                     ) -> dict:
     "The `MEASURES` named in `names` (default: all) of `model` trained on (x, y), as a dict."
@@ -896,8 +897,8 @@ def compute_measures(model:nn.Module,                # the classifier: (B, *x) â
     for n in names:
         t0 = time.perf_counter()
         try: out[n] = MEASURES[n](c)
-        except UndefinedMeasureError as e:
-            if undefined == 'raise': raise
+        except UnsupportedModelError as e:   # undefined for this model and data, or its layers have no such bound
+            if undefined == 'raise' or isinstance(e, PrecisionError): raise
             out[n] = float('nan')
             out.setdefault('undefined', {})[n] = str(e)
         if timings: out[f'time_{n}'] = time.perf_counter() - t0

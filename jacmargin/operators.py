@@ -49,6 +49,13 @@ def _check_layer(layer, input_shape) -> tuple:
     if shape[0] != layer.in_channels:
         raise UserInputError(f"input_shape {shape} has {shape[0]} channels but the layer expects "
                              f"in_channels={layer.in_channels}.")
+    pads = layer._reversed_padding_repeated_twice
+    reach = [dl * (k - 1) + 1 for dl, k in zip(layer.dilation, layer.kernel_size)]
+    padded = [n + pads[2 * (d - 1 - i)] + pads[2 * (d - 1 - i) + 1] for i, n in enumerate(shape[1:])]
+    if any(p < r for p, r in zip(padded, reach)):
+        raise UserInputError(f"input_shape {shape}: the padded spatial sizes {tuple(padded)} are smaller than the "
+                             f"kernel's reach {tuple(reach)}, so the layer has no output on it. Pass the input shape "
+                             f"the layer runs on in the model.")
     return shape
 
 

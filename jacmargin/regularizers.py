@@ -346,6 +346,11 @@ def _input_vjp(out:Tensor, rec:dict, v:Tensor, create_graph:bool=False, batched:
             if 'finds no path' in str(e): raise
     return torch.stack([grads(vp) for vp in v])
 
+def _own_labels(y, x:Tensor, out:Tensor, output, logits):
+    """Labels passed to a penalty that does not use them (output 'probs' / 'logits') are still checked, shape and range,
+    when it runs its own forward (outside a training step: a host read there costs nothing)."""
+    if y is not None and logits is None and output in ('probs', 'logits'): check_labels(y, len(x), out.shape[1])
+
 def _input_graph(model:nn.Module, x:Tensor, logits:Tensor|None, output, y, rec:dict|None, io:dict|None=None,
                  taps:Sequence[str]=(), bn:Sequence|None=None, exact:str|None=None) -> tuple[dict, Tensor]:
     "(record, out (B, K)): the captured training forward, else x's own graph, else an own forward (taps → io)."
@@ -392,6 +397,7 @@ class JacobianRegularizer(Regularizer):
         probs_exact = self.method == 'exact' and self.output == 'probs'
         with torch.enable_grad():
             rec, out = _input_graph(model, x, logits, 'logits' if probs_exact else self.output, y, rec, bn=bn)
+            _own_labels(y, x, out, self.output, logits)
             vjp = lambda v: _input_vjp(out, rec, v, create_graph=True).flatten(2)                # (P, B, D)
             B, K = out.shape
             if probs_exact: sq = _probs_frobenius_sq(out, vjp)                                   # (B,)
@@ -454,6 +460,7 @@ class SpectralJacobianRegularizer(Regularizer):
         rec, bn, self._rec, self._bn = self._rec, self._bn, None, None
         with torch.enable_grad():
             rec, out = _input_graph(model, x, logits, self.output, y, rec, bn=bn)
+            _own_labels(y, x, out, self.output, logits)
             vjp = lambda u: _input_vjp(out, rec, u[None], create_graph=True)[0]              # (B, *x): Jᵀu
             u = self._warm(idx, out)
             for step in range(self.n_iter):
