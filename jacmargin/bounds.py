@@ -65,7 +65,8 @@ def average_jacobian(model:nn.Module, x:Tensor, x2:Tensor, n:int=32, output='pro
     "J̄(x_i, x'_i) = ∫₀¹ J(x_i + t(x'_i − x_i)) dt (eq. 23) by n-node quadrature, (B, K, *x)."
     check_batch(x)
     check_batch(x2, 'x2')
-    if x.shape != x2.shape: raise UserInputError(f"x {tuple(x.shape)} and x2 {tuple(x2.shape)} must have the same shape.")
+    if x.shape != x2.shape:
+        raise UserInputError(f"x {tuple(x.shape)} and x2 {tuple(x2.shape)} must have the same shape.")
     if rule == 'gauss':
         t, w = np.polynomial.legendre.leggauss(n)
         t, w = (t + 1) / 2, w / 2             # nodes and weights on [0, 1]

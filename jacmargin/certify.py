@@ -49,7 +49,8 @@ def _fixed_parametrizations(model:nn.Module):
     warnings.warn(f"{type(model).__name__} holds parametrizations: bounded with the weights they compute now (the "
                   "weights of the model's next call); a power-iteration state that moves between calls changes them. "
                   "For a fixed, certified function materialize them once: `torch.nn.utils.parametrize."
-                  "remove_parametrizations(module, name, leave_parametrized=True)` (deel-torchlip: `vanilla_export()`).",
+                  "remove_parametrizations(module, name, leave_parametrized=True)` (deel-torchlip: "
+                  "`vanilla_export()`).",
                   stacklevel=4)
     state = _snapshot(model)
     with P.cached():
@@ -160,8 +161,9 @@ def _export(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
                 _scan(fixed)                                    # its own refusals first (a random draw, say)
                 raise UnsupportedModelError(f"{type(model).__name__}: its program fixes the batch size (torch.export "
                                             "specialised it to the traced batch of 2: e.g. `x.view(2, -1)`, or a size "
-                                            "computed from the batch as a Python number), so the local bounds cannot run it on chunks of samples: "
-                                            "write its forward for any batch (`x.flatten(1)`).") from None
+                                            "computed from the batch as a Python number), so the local bounds cannot "
+                                            "run it on chunks of samples: write its forward for any batch "
+                                            "(`x.flatten(1)`).") from None
         why = ("its control flow depends on the input's values (a Python `if` on a tensor), so no single program "
                "computes it" if 'DataDependent' in kind or 'data-dependent' in str(e) else
                f"torch.export cannot trace it ({kind}: {str(e).strip().splitlines()[0][:160]})")
@@ -265,9 +267,9 @@ def _r_softplus(ctx):
     jump, sp = float(np.logaddexp(0., -t)) / beta, float(np.spacing(dt(abs(t / beta))))
     if jump > sp:
         need = next(k for k in range(1, 800) if float(np.logaddexp(0., -k)) / beta <= float(np.spacing(dt(k / beta))))
-        raise _Refuse(f"softplus(β={beta:g}, threshold={t:g}) jumps by {jump:.1e} at x = {t / beta:g} (torch returns x "
-                      f"above the threshold), more than {np.dtype(dt).name}'s spacing there ({sp:.1e}): it has no "
-                      f"Lipschitz constant; use threshold >= {need} (e.g. `F.softplus(h, {beta:g}, {need})`)")
+        raise _Refuse(f"softplus(β={beta:g}, threshold={t:g}) jumps by {jump:.1e} at x = {t / beta:g} (torch returns "
+                      f"x above the threshold), more than {np.dtype(dt).name}'s spacing there ({sp:.1e}): it has "
+                      f"no Lipschitz constant; use threshold >= {need} (e.g. `F.softplus(h, {beta:g}, {need})`)")
     return [(_only_dep(ctx), _one(1.))]
 
 # %% ../nbs/02b_certify.ipynb #7a582fe5
@@ -289,8 +291,8 @@ def _r_hswish(ctx): return [(_only_dep(ctx), _one(1.5))]
 @_rule('celu', "celu(x, α) = max(0, x) + min(0, α(e^(x/α) − 1)), α > 0: slope 1 above 0, e^(x/α) ≤ 1 below: 1")
 def _r_celu(ctx):
     al = float(ctx.args[1] if len(ctx.args) > 1 else ctx.kwargs.get('alpha', 1.))
-    if not al > 0: raise _Refuse(f"celu with α = {al:g}: its negative branch α(e^(x/α) − 1) has no Lipschitz bound "
-                                 "unless α > 0")
+    if not al > 0: raise _Refuse(f"celu with α = {al:g}: its negative branch α(e^(x/α) − 1) has no Lipschitz "
+                                 "bound unless α > 0")
     return [(_only_dep(ctx), _one(1.))]
 
 @_rule('log_sigmoid_forward', "log σ(x) (F.logsigmoid; its second result is a buffer the model cannot use): slope "
@@ -303,7 +305,8 @@ def _r_leaky(ctx):
     return [(_only_dep(ctx), _one(max(1., abs(float(a)))))]
 
 # %% ../nbs/02b_certify.ipynb #147c5bc9
-@_rule('elu', "aten.elu(x, α, scale, input_scale): slope scale above 0, scale·α·input_scale·e^{input_scale x} below")
+@_rule('elu', "aten.elu(x, α, scale, input_scale): slope scale above 0, scale·α·input_scale·e^{input_scale x} "
+       "below")
 def _r_elu(ctx):
     a = list(ctx.args[1:]) + [1., 1., 1.]
     al, sc, isc = (float(ctx.kwargs.get(k, v)) for k, v in zip(('alpha', 'scale', 'input_scale'), a[:3]))
@@ -313,7 +316,8 @@ def _r_elu(ctx):
 
 # %% ../nbs/02b_certify.ipynb #fdf86654
 def _max_slope(f, M2:float) -> float:
-    "max |f'| over [−20, 20] on a grid of step h, plus h·M2 (M2 ≥ sup |f''|): an upper bound by the mean value theorem."
+    """max |f'| over [−20, 20] on a grid of step h, plus h·M2 (M2 ≥ sup |f''|): an upper bound by the mean value
+    theorem."""
     with torch.enable_grad():
         x = torch.linspace(-20, 20, 400001, dtype=torch.float64, requires_grad=True)
         g, = torch.autograd.grad(f(x).sum(), x)
@@ -326,8 +330,8 @@ def _slope(name, f, M2):
     return _SLOPES[name]
 
 # %% ../nbs/02b_certify.ipynb #06e400cb
-@_rule('gelu', "GELU' = Φ(x) + xφ(x), largest at x = √2: Φ(√2) + √2 φ(√2) ≈ 1.129 (tanh form: its grid maximum "
-       "plus step × sup|f''|)")
+@_rule('gelu', "GELU' = Φ(x) + xφ(x), largest at x = √2: Φ(√2) + √2 φ(√2) ≈ 1.129 (tanh form: its grid "
+       "maximum plus step × sup|f''|)")
 def _r_gelu(ctx):
     appr = ctx.kwargs.get('approximate', ctx.args[1] if len(ctx.args) > 1 else 'none')
     if appr == 'none':
@@ -358,7 +362,8 @@ def _r_softmax(ctx):
     return [(x, _one(.5))]
 
 # %% ../nbs/02b_certify.ipynb #7a1c9e01
-@_rule('_log_softmax', "z − logsumexp(z)·1 over an axis of K entries: Jacobian I − 1pᵀ, ‖I‖₂ + ‖1‖₂‖p‖₂ ≤ 1 + √K")
+@_rule('_log_softmax', "z − logsumexp(z)·1 over an axis of K entries: Jacobian I − 1pᵀ, "
+       "‖I‖₂ + ‖1‖₂‖p‖₂ ≤ 1 + √K")
 def _r_log_softmax(ctx):
     x = _only_dep(ctx)
     _no_batch_dim(ctx.args[1], ctx.args[0].dim(), 'normalises')
@@ -372,11 +377,13 @@ def _r_amax(ctx):
                   ctx.layout(x))
     return [(x, _one(1.))]
 
+# the same checks as amax, another argument
 _rule('logsumexp', "log Σ e^(z_i) over non-batch axes: each output's gradient is p = softmax(z) of its own group, "
-      "‖p‖₂ ≤ ‖p‖₁ = 1, the groups disjoint: 1")(_r_amax)          # the same checks as amax, another argument
+      "‖p‖₂ ≤ ‖p‖₁ = 1, the groups disjoint: 1")(_r_amax)
 
-@_rule('sort topk', "the values sorted along a non-batch axis (topk: the first k of them): ‖sort a − sort b‖₂ ≤ "
-       "‖a − b‖₂ (rearrangement inequality), a part of them no more: 1; the indices are integers, refused where used")
+@_rule('sort topk', "the values sorted along a non-batch axis (topk: the first k of them): "
+       "‖sort a − sort b‖₂ ≤ ‖a − b‖₂ (rearrangement inequality), a part of them no more: 1; the "
+       "indices are integers, refused where used")
 def _r_sort(ctx):
     x, nd = _only_dep(ctx), ctx.args[0].dim()
     if ctx.name == 'topk': dim = ctx.args[2] if len(ctx.args) > 2 else ctx.kwargs.get('dim', -1)
@@ -385,8 +392,8 @@ def _r_sort(ctx):
     return [(x, _one(1.))]
 
 @_rule('maximum minimum fmax fmin', "entrywise max / min of two operands: |max(a, b) − max(a′, b′)| ≤ "
-       "max(|a − a′|, |b − b′|), so ‖Δ‖² ≤ ‖Δa‖² + ‖Δb‖²: √(L_a² + L_b²), √(copies) for a broadcast operand (a constant "
-       "one: 1)")
+       "max(|a − a′|, |b − b′|), so ‖Δ‖² ≤ ‖Δa‖² + ‖Δb‖²: √(L_a² + L_b²), "
+       "√(copies) for a broadcast operand (a constant one: 1)")
 def _r_maximum(ctx): return [(a, _one(_bmult(ctx.val(a), ctx.out))) for _, a in _dep_args(ctx)]
 
 @_rule('max min', "torch.max / min along a non-batch axis, (values, indices): the values as amax, 1; the indices are "
@@ -463,7 +470,8 @@ _NONNEG = ('slice select index index_select gather expand repeat as_strided flip
 
 # %% ../nbs/02b_certify.ipynb #c2c61e2d
 @_rule(_NONNEG, "a linear map with entries ≥ 0 (a selection, repetition or padding of entries, an average or a sum, "
-       "an interpolation with convex weights): ‖A‖₂ ≤ √(‖A1‖∞ ‖Aᵀ1‖∞) (Schur test), both computed by the op itself")
+       "an interpolation with convex weights): ‖A‖₂ ≤ √(‖A1‖∞ ‖Aᵀ1‖∞) (Schur test), "
+       "both computed by the op itself")
 def _r_nonneg(ctx):
     x = _only_dep(ctx)
     t, v, lay = ctx.name, ctx.args[0], ctx.layout(x)                   # lay: where x's samples are, if known
@@ -504,7 +512,8 @@ def _adaptive_counts(L:int, Lo:int) -> np.ndarray:
 
 # %% ../nbs/02b_certify.ipynb #1cb30afa
 def _coverage(ctx) -> float:
-    "√(most windows covering one input position) of a max pool: |max_W a − max_W b|² ≤ Σ_{i∈W} |a_i − b_i|²."
+    """√(most windows covering one input position) of a max pool: |max_W a − max_W b|² ≤
+    Σ_{i∈W} |a_i − b_i|²."""
     v, a, out = ctx.args[0], list(ctx.args), ctx.out[0] if isinstance(ctx.out, (tuple, list)) else ctx.out
     d = 3 if '3d' in ctx.name else 2 if '2d' in ctx.name else 1
     xs, ys = v.shape[-d:], out.shape[-d:]
@@ -522,7 +531,8 @@ def _coverage(ctx) -> float:
 # %% ../nbs/02b_certify.ipynb #5a431214
 @_rule('max_pool1d_with_indices max_pool2d_with_indices max_pool3d_with_indices max_pool2d max_pool1d '
        'adaptive_max_pool1d adaptive_max_pool2d adaptive_max_pool3d',
-       "each output is the max over a window: ‖Δout‖² ≤ Σ_windows Σ_{i∈W} Δ_i² ≤ (max coverage) ‖Δ‖²")
+       "each output is the max over a window: ‖Δout‖² ≤ Σ_windows Σ_{i∈W} Δ_i² ≤ "
+       "(max coverage) ‖Δ‖²")
 def _r_maxpool(ctx): return [(_only_dep(ctx), _one(_coverage(ctx)))]
 
 # %% ../nbs/02b_certify.ipynb #ddba6c86
@@ -667,10 +677,11 @@ def _joint(ctx):
         ctx.joined = {q.name for q in region}     # one path again: their merges are no joins of the chain
     return [(s, _one(math.sqrt(c))) for s in sorted(src, key=lambda q: q.name)]
 
-@_rule('cat stack', "disjoint pieces of the output: √(Σ L_i²) (along any axis: where the samples go is tracked by the "
-       "layout, as for permute); pieces that are order statistics of disjoint groups of earlier values' entries (GroupSort, "
-       "MaxMin: min and max of each pair; sort; maximum / minimum of two operands, both kept): √c · √(Σ_s L_s²) over the "
-       "sources s, c the most copies of one (group, rank) (sorting is 1-Lipschitz: the pieces are parts of sorted groups)")
+@_rule('cat stack', "disjoint pieces of the output: √(Σ L_i²) (along any axis: where the samples go is tracked "
+       "by the layout, as for permute); pieces that are order statistics of disjoint groups of earlier values' "
+       "entries (GroupSort, MaxMin: min and max of each pair; sort; maximum / minimum of two operands, both "
+       "kept): √c · √(Σ_s L_s²) over the sources s, c the most copies of one (group, rank) (sorting is "
+       "1-Lipschitz: the pieces are parts of sorted groups)")
 def _r_cat(ctx):
     plain = [(a, _one(1.)) for a in ctx.n.args[0] if isinstance(a, torch.fx.Node) and ctx.dep[a]]
     if ctx.L is None: return plain                         # the local rules' constants: one per argument
@@ -720,8 +731,8 @@ def _bn_scale(ctx, bn) -> Tensor:
     return s * a[1].double() if a[1] is not None else s
 
 # %% ../nbs/02b_certify.ipynb #0c5e320b
-@_rule('mm addmm bmm', "a product with a constant matrix W (a batch of them: W_p): ‖W‖₂ (SVD, the largest); Frobenius "
-       "√(max over samples of Σ ‖W_p‖_F² over the sample's rows)")
+@_rule('mm addmm bmm', "a product with a constant matrix W (a batch of them: W_p): ‖W‖₂ (SVD, the largest); "
+       "Frobenius √(max over samples of Σ ‖W_p‖_F² over the sample's rows)")
 def _r_mm(ctx):
     off = 1 if ctx.name == 'addmm' else 0
     x, w = ctx.n.args[off], ctx.args[off + 1]
@@ -730,8 +741,8 @@ def _r_mm(ctx):
         terms.append((ctx.n.args[0], _one(_bmult(ctx.args[0], ctx.out))))
     if isinstance(ctx.n.args[off + 1], torch.fx.Node) and ctx.dep[ctx.n.args[off + 1]]:
         if not (isinstance(x, torch.fx.Node) and ctx.dep[x]): raise _Refuse(
-            "a constant matrix multiplies an input-dependent one from the left, (W xᵀ)ᵀ: the samples are its columns, "
-            "a layout the bound does not follow; write the layer `x @ W.T` (or `F.linear(x, W)`)")
+            "a constant matrix multiplies an input-dependent one from the left, (W xᵀ)ᵀ: the samples are its "
+            "columns, a layout the bound does not follow; write the layer `x @ W.T` (or `F.linear(x, W)`)")
         raise _Refuse("its right-hand matrix depends on the input (a product of two input-dependent tensors, or a "
                       "product that mixes samples)")
     if not (isinstance(x, torch.fx.Node) and ctx.dep[x]): return terms
@@ -740,7 +751,8 @@ def _r_mm(ctx):
     if bn is not None: w = w * _bn_scale(ctx, bn).to(w.device)[None, :]                  # diag(s) folded: W diag(s)
     v, Sx = ctx.args[off], ctx.layout(x)
     if ctx.name != 'bmm' or Sx is None:
-        rows = v.shape[:-1].numel() / _B if Sx is None else _per_sample(Sx.amax(-1), torch.ones((), dtype=torch.float64))
+        rows = (v.shape[:-1].numel() / _B if Sx is None
+                else _per_sample(Sx.amax(-1), torch.ones((), dtype=torch.float64)))
         f = _mat_norms(w, rows)
     else:                                      # row r of matrix p uses W_p: Σ over the sample's rows of ‖W_p‖_F²
         fro2 = torch.linalg.matrix_norm(w, ord='fro') ** 2
@@ -751,8 +763,10 @@ def _r_mm(ctx):
 
 # %% ../nbs/02b_certify.ipynb #4645e454
 @_rule('convolution', "certified: the exact SVD of its matrix when small; non-overlapping windows by the reshaped "
-       "kernel's norm; a Gram matrix of ≤ 8192 rows exactly, its top eigenvalue proved by a Cholesky factorization; else "
-       "partial or full circular embeddings (strides by polyphase); Frobenius by tap counts, √(rows per sample) times; a pad (reflect, replicate, circular: a gather of positions) before it fused: the composed map's exact Gram matrix or, for a circular wrap, the Fourier formula")
+       "kernel's norm; a Gram matrix of ≤ 8192 rows exactly, its top eigenvalue proved by a Cholesky "
+       "factorization; else partial or full circular embeddings (strides by polyphase); Frobenius by tap counts, "
+       "√(rows per sample) times; a pad (reflect, replicate, circular: a gather of positions) before it fused: "
+       "the composed map's exact Gram matrix or, for a circular wrap, the Fourier formula")
 def _r_conv(ctx):
     x = _only_dep(ctx)
     if not _NORMS[0]: return [(x, _one(1.))]              # the structure checked only (`local_margin(log_lipschitz=)`)
@@ -782,7 +796,8 @@ def _r_conv(ctx):
 
 # %% ../nbs/02b_certify.ipynb #b26ea029
 @_rule('_native_batch_norm_legit_no_training', "eval batch norm is diag(s) per channel, s = γ/√(var + ε): max|s|; "
-       "Frobenius √(max over samples of Σ s_c² over the sample's entries) (1 when folded into the Linear / Conv before it)")
+       "Frobenius √(max over samples of Σ s_c² over the sample's entries) (1 when folded into the Linear / Conv "
+       "before it)")
 def _r_bn(ctx):
     x = _only_dep(ctx)
     if ctx.n in ctx.folded: return [(x, _one(1.))]
@@ -817,8 +832,9 @@ _REFUSED = {   # ops refused with a reason of their own (any other op: "no rule"
     'pow': "a power of the input has no global Lipschitz bound",
     'reciprocal': "a reciprocal has no global Lipschitz bound",
 }
-_RANDOM = set('rand randn randint randperm normal bernoulli uniform exponential geometric cauchy log_normal multinomial '
-              'poisson rand_like randn_like randint_like native_dropout'.split())   # refused wherever they are
+# refused wherever they are
+_RANDOM = set('rand randn randint randperm normal bernoulli uniform exponential geometric cauchy log_normal '
+              'multinomial poisson rand_like randn_like randint_like native_dropout'.split())
 
 # %% ../nbs/02b_certify.ipynb #be35126f
 def _opname(n) -> str:
@@ -898,9 +914,9 @@ _GATHER = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsq
               'pixel_shuffle pixel_unshuffle constant_pad_nd reflection_pad1d reflection_pad2d reflection_pad3d '
               'replication_pad1d replication_pad2d replication_pad3d upsample_nearest1d upsample_nearest2d '
               'upsample_nearest3d slice_scatter select_scatter index_put copy where unfold'.split())
-_ENTRYWISE = set('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus sigmoid hardsigmoid hardswish leaky_relu '
-                 'elu gelu silu mish _prelu_kernel add sub rsub mul div _to_copy maximum minimum fmax fmin celu '
-                 'log_sigmoid_forward erf atan sin cos '
+_ENTRYWISE = set('relu tanh hardtanh clamp clamp_min clamp_max abs neg softplus sigmoid hardsigmoid hardswish '
+                 'leaky_relu elu gelu silu mish _prelu_kernel add sub rsub mul div _to_copy maximum minimum fmax fmin '
+                 'celu log_sigmoid_forward erf atan sin cos '
                  '_native_batch_norm_legit_no_training'.split())
 
 _REDUCE = {'sum', 'mean', 'amax', 'amin', 'logsumexp'}   # (x, dim, keepdim): along axes that hold no samples
@@ -992,9 +1008,10 @@ def _layout(n, name:str, env:dict, dep:dict, S:dict, B:int):
 
 # %% ../nbs/02b_certify.ipynb #5a3f0004
 def _gathered(ctx, x):
-    """(source node, position map, source grid, the gather's nodes) when the conv's input `x` only gathers the positions of
-    one earlier value, the same for every sample and channel, and nothing else reads the gather's nodes (a reflect,
-    replicate or circular pad); else None. The map is found by running the gather on the source's entry numbers."""
+    """(source node, position map, source grid, the gather's nodes) when the conv's input `x` only gathers the
+    positions of one earlier value, the same for every sample and channel, and nothing else reads the gather's nodes
+    (a reflect, replicate or circular pad); else None. The map is found by running the gather on the source's entry
+    numbers."""
     for stop in ({'where'}, {'where', 'cat', 'stack'}):     # a pad of a value that is itself a cat: the cat is X
         region, X, stack = set(), set(), [x]
         while stack:
@@ -1004,7 +1021,8 @@ def _gathered(ctx, x):
                 region.add(q); stack.extend(q.all_input_nodes)
             else: X.add(q)
         if len(X) == 1: break
-    if len(X) != 1 or not region or any(u not in region and u is not ctx.n for q in region for u in q.users): return None
+    if len(X) != 1 or not region or any(u not in region and u is not ctx.n for q in region for u in q.users):
+        return None
     X = X.pop()
     v, xv = ctx.val(X), ctx.val(x)
     if not _fl(v) or v.dim() != xv.dim() or v.shape[:2] != xv.shape[:2]: return None
@@ -1057,8 +1075,9 @@ def _scan(ep):
                                         "`torch.cond` or another submodule call): control flow, so no single program "
                                         "computes the model; write its branches as one computation.")
         if _opname(n) in _RANDOM:                            # even a draw that does not read the input
-            raise UnsupportedModelError(f"certified bound: {_where(n)}: "
-                                        f"{_REFUSED.get(_opname(n), 'a random draw: the model is not a fixed function')}.")
+            raise UnsupportedModelError(
+                f"certified bound: {_where(n)}: "
+                f"{_REFUSED.get(_opname(n), 'a random draw: the model is not a fixed function')}.")
 
 def _run(ep, x:Tensor) -> list:
     "The program's user outputs at x, evaluated node by node as the bounds evaluate it (no Python forward)."
@@ -1118,7 +1137,8 @@ def _propagate(ep, x:Tensor, fold:bool=True, feat:dict|None=None) -> tuple:
             ctx = _Ctx(n, env, dep, folds, folded, rows, S, row_of)
             ctx.L = L
             terms = RULES[name][0](ctx)
-            if set(ins) - {t for t, _ in terms} - ctx.via: raise _Refuse("it uses an input-dependent value no rule covers")
+            if set(ins) - {t for t, _ in terms} - ctx.via:
+                raise _Refuse("it uses an input-dependent value no rule covers")
         except _Refuse as e:
             raise UnsupportedModelError(f"certified bound: {_where(n)}: {e.args[0]}.") from None
         with np.errstate(divide='ignore'):
@@ -1236,7 +1256,8 @@ def _check_same_program(model:nn.Module, ep, x:Tensor):
         if len(prog) != 1 or not _close(prog[0], two): raise UnsupportedModelError(
             f"certified bound: {type(model).__name__}'s forward computes other values than the program torch.export "
             "records for it (largest difference "
-            f"{float((prog[0].double() - two.double()).abs().max()) if len(prog) == 1 and prog[0].shape == two.shape else math.nan:.3g}"
+            f"""{float((prog[0].double() - two.double()).abs().max())
+                 if len(prog) == 1 and prog[0].shape == two.shape else math.nan:.3g}"""
             "): an in-place write into a view that overlaps the tensor it reads (`h[:, 1:] += h[:, :-1]`), whose "
             "result depends on the order memory is visited, or a forward torch.export does not trace faithfully. "
             "Write it out of place, so that the operations alone define every value.")
@@ -1287,7 +1308,8 @@ def layer_norms(model:nn.Module, input_shape, fold:bool=True) -> pd.DataFrame:
 @measurement
 def norm_product(model:nn.Module, input_shape, kind:str='spectral', norms:pd.DataFrame|None=None, fold:bool=True,
                  log:bool=False) -> float:
-    "Π over a chain's operators of their `kind` norm (γ3: eq. 36, γ4: eq. 37); models that are not chains are refused."
+    """Π over a chain's operators of their `kind` norm (γ3: eq. 36, γ4: eq. 37); models that are not chains are
+    refused."""
     if kind not in _COLS: raise UserInputError(f"kind must be one of {_COLS}, got {kind!r}.")
     _, rows, merges = _certify(model, input_shape, fold)
     if merges:
@@ -1312,8 +1334,9 @@ def chain_norms(model:nn.Module, input_shape, fold:bool=True) -> pd.DataFrame:
 @measurement
 def lipschitz_pair_bounds(model:nn.Module, input_shape, fold:bool=True) -> Tensor:
     """(C, C) certified upper bounds L_yj of the L2 Lipschitz constants of the logit differences z_y − z_j: where the
-    logits are a Linear classifier W of features with certified bound K, ‖w_y − w_j‖₂ K (at most √2 L); else √2 L, L
-    the `lipschitz_bound`. The diagonal is 0. A margin certificate: |z_y − z_j| changes by at most L_yj ‖Δx‖."""
+    logits are a Linear classifier W of features with certified bound K, ‖w_y − w_j‖₂ K (at most √2 L); else
+    √2 L, L the `lipschitz_bound`. The diagonal is 0. A margin certificate: |z_y − z_j| changes by at most
+    L_yj ‖Δx‖."""
     ep, x = export_program(model, input_shape)
     feat = {}
     with torch.no_grad(): Lo = _propagate(ep, x, fold, feat)[0]
@@ -1328,8 +1351,9 @@ def lipschitz_pair_bounds(model:nn.Module, input_shape, fold:bool=True) -> Tenso
     return full.fill_diagonal_(0.)
 
 # %% ../nbs/02b_certify.ipynb #1ee6a25d
+# a reshape or a part of the entries: ‖·‖ does not grow
 _ISO = set('view _unsafe_view clone alias detach lift_fresh_copy squeeze unsqueeze permute transpose _to_copy split '
-           'split_with_sizes unbind slice select'.split())     # a reshape or a part of the entries: ‖·‖ does not grow
+           'split_with_sizes unbind slice select'.split())
 _LIN = set(_NONNEG.split()) | set('cat stack where slice_scatter select_scatter index_put copy'.split()) | _ISO
 _MONO = set('relu leaky_relu hardtanh clamp clamp_min clamp_max sigmoid tanh softplus celu log_sigmoid_forward erf '
              'atan'.split())
@@ -1362,7 +1386,8 @@ def _local_kind(op:str) -> str:
     if op in _LIN: return "its linear part (≥ 0) on the box; gradients by its vjp"
     if op in _MONO: return "nondecreasing: the box's ends; derivative's range over the box"
     if op == 'logsumexp': return "nondecreasing in every entry: the box's ends; gradients by its global rule (a ball)"
-    if op in _MAXES or op in _PAIR: return "the box's ends; a gradient to the provable winner, else [0, 1] to each candidate"
+    if op in _MAXES or op in _PAIR:
+        return "the box's ends; a gradient to the provable winner, else [0, 1] to each candidate"
     if op in ('abs', 'neg'): return "exact on the box; derivative's sign where known"
     if op in _ELEM: return "|f(a) − f(b)| ≤ c|a − b| entrywise; derivative in [−c, c]"
     return "its global rule at that node (a ball)"

@@ -31,8 +31,9 @@ _I = ExperimentInfo
 EXPERIMENT_INFO = {
     'certified-mnist': _I(
         "Margins a network is trained to certify: the 4C3F MinMax network and the paper CNN on all of MNIST, certified-"
-        "margin training against plain, weight decay and the Jacobian regularizer, judged by the package's certificate "
-        "at l2 radii 0.5, 1 and 1.58 (verified robust accuracy, attack accuracy, radius / attack).",
+        "margin training against two 1-Lipschitz peers (deel-torchlip's HKR network, an orthogonium AOC network), "
+        "plain training, weight decay and the Jacobian regularizer, judged by the package's certificate at l2 radii "
+        "0.5, 1 and 1.58 (verified robust accuracy, attack accuracy, radius / attack).",
         {'smoke': (), 'cpu': ('mnist',), 'paper': ('mnist',)}, {'smoke': 25, 'cpu': None, 'paper': None}),
     'neyshabur2017-fig1': _I(
         "Neyshabur et al. 2017, Fig. 1-2: a VGG network trained to zero loss on true and on random CIFAR-10 labels at "
@@ -69,7 +70,8 @@ EXPERIMENT_INFO = {
         "Sokolić et al. 2017, Fig. 3: fully connected networks of 2 to 4 layers on MNIST and CIFAR-10, Jacobian "
         "regularizer vs weight decay, by training-set size.",
         {'smoke': ('mnist',), 'cpu': ('mnist',), 'paper': ('mnist', 'cifar10')},
-        {'smoke': 5, 'cpu': 50000, 'paper': None}),     # cpu: measured, 5000 (2400 s), 20 000 (11 600 s), 50 000 (36 000 s, shared CPU)
+        # cpu: measured, 5000 (2400 s), 20 000 (11 600 s), 50 000 (36 000 s, shared CPU)
+        {'smoke': 5, 'cpu': 50000, 'paper': None}),
     'sokolic2017-fig4': _I(
         "Sokolić et al. 2017, Fig. 4: weight-normalised networks on 5000 MNIST samples, depth times width: accuracy, "
         "smallest score and largest Jacobian norm.", {'*': ('mnist',)}, {'smoke': 4, 'cpu': 2545, 'paper': None}),
@@ -453,7 +455,8 @@ def _demo_estimate(n_train:int, epochs:int, n_margin:int) -> float:
 
 # %% ../nbs/30_cli.ipynb #e07c27b5
 def _demo_figure(sandwich:dict, stats, input_desc:str, n_points:int):
-    "Left: the margin bounds per correctly classified test point (γ4 ≤ γ3 ≤ γ_local ≤ attack); right: mean ‖J(x)‖₂ on train / test points."
+    """Left: the margin bounds per correctly classified test point (γ4 ≤ γ3 ≤ γ_local ≤ attack);
+    right: mean ‖J(x)‖₂ on train / test points."""
     import numpy as np, matplotlib.pyplot as plt
     fig, axs = plt.subplots(1, 2, figsize=(10, 4.2), gridspec_kw={'width_ratios': [1.6, 1]})
     n_ok = {}
@@ -583,7 +586,8 @@ def _demo_write(outd:Path, dataset:str, rows:dict, sandwich:dict, recs:list, n_m
     (outd / 'report.md').write_text(
         f"# jacmargin demo\n\nPaper MNIST CNN (Sokolić et al. 2017, Sec. VI-B), {dataset}, weight decay vs Jacobian "
         f"regularization (eq. 49). Margins on {n_margin} test points ({_INPUTS[dataset]}; L2 distances): γ4 ≤ γ3 "
-        f"are Thm 4 lower bounds, γ_local the certified local margin (Thm 3 on the ball, ≥ γ3), the attack distance "
+        f"are Thm 4 lower bounds, γ_local the certified local margin (Thm 3 on the ball, ≥ γ3), "
+        f"the attack distance "
         f"an upper bound.\n\n{md}\n\n![demo](demo.png)\n\n"
         f"Total time {seconds:.0f} s.\n\n{provenance_markdown(prov)}")
     print(f"report written to {outd}/ (report.md, results.csv, results.json, margins.csv, demo.png) in {seconds:.0f} s")

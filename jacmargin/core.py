@@ -260,8 +260,9 @@ def check_batch(x,              # what was passed as a batch
         raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: expected a batch of shape (B, ...) with at least "
                          f"{min_dim} dimensions. For a single sample use `{name}.unsqueeze(0)`.")
     if x.device.type == 'meta':
-        raise UserInputError(f"`{name}` is on the meta device: it has a shape but no values, so nothing can be measured "
-                             f"on it. Pass the data itself (e.g. `{name}.to('cpu')` of a tensor that holds values).")
+        raise UserInputError(f"`{name}` is on the meta device: it has a shape but no values, so nothing can be "
+                             f"measured on it. Pass the data itself (e.g. `{name}.to('cpu')` of a tensor that holds "
+                             "values).")
     if not allow_empty and x.shape[0] == 0:
         raise UserInputError(f"`{name}` has shape {tuple(x.shape)}: no samples. Pass at least one.")
     if 0 in x.shape[1:]:
@@ -295,8 +296,9 @@ def check_model_input(model:nn.Module, x:Tensor, name:str='x'):
             model(x)
     except Exception as e:
         raise UserInputError(f"The model does not run on `{name}` of shape {tuple(x.shape)} ({type(e).__name__}: "
-                             f"{str(e).splitlines()[0][:200]}). Its first layer '{first[0]}' ({type(first[1]).__name__}) "
-                             f"takes (B, C, {d} spatial sizes) with C = {first[1].in_channels}: reshape `{name}`, e.g. "
+                             f"{str(e).splitlines()[0][:200]}). Its first layer '{first[0]}' "
+                             f"({type(first[1]).__name__}) takes (B, C, {d} spatial sizes) with C = "
+                             f"{first[1].in_channels}: reshape `{name}`, e.g. "
                              f"`{name}.view(len({name}), {first[1].in_channels}, ...)` (MNIST: (B, 1, 28, 28)).") from e
 
 def warn_pixel_range(x:Tensor, name:str='x'):
@@ -317,7 +319,8 @@ def check_labels(y,                        # what was passed as labels
     if y is None: raise UserInputError(f"`{name}` (the labels) is required here: pass a LongTensor of shape ({n},).")
     if not isinstance(y, Tensor) or y.is_floating_point() or y.is_complex():
         raise UserTypeError(f"`{name}` must be an integer tensor of class indices, got {getattr(y, 'dtype', type(y))}.")
-    if y.shape != (n,): raise UserInputError(f"`{name}` has shape {tuple(y.shape)}, expected ({n},) to match the batch.")
+    if y.shape != (n,):
+        raise UserInputError(f"`{name}` has shape {tuple(y.shape)}, expected ({n},) to match the batch.")
     if n_classes is not None and n > 0 and (int(y.min()) < 0 or int(y.max()) >= n_classes):
         raise UserInputError(f"`{name}` holds labels outside [0, {n_classes}).")
     return y.long()

@@ -83,7 +83,8 @@ def _finish(x:Tensor, y, name:str, normalize:str='unit', scale:float=255.) -> Ar
     "Integer pixels `x` (N, C, H, W) -> float32 in [0, 1] (or standardised with `DATASET_STATS[name]`)."
     x = x.to(torch.float32).div_(scale)
     if normalize == 'standard':
-        if name not in DATASET_STATS: raise UserInputError(f"No standard statistics for {name!r}: use normalize='unit'.")
+        if name not in DATASET_STATS:
+            raise UserInputError(f"No standard statistics for {name!r}: use normalize='unit'.")
         m, s = (torch.tensor(v, dtype=x.dtype).view(1, -1, *([1] * (x.dim() - 2))) for v in DATASET_STATS[name])
         x = (x - m) / s
     elif normalize != 'unit': raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
@@ -605,7 +606,8 @@ def confusion_set(ds:ArrayDataset, extra, seed:int=0, pool:ArrayDataset|None=Non
     "`ds` followed by a confusion set with uniformly random labels: dataset `extra`, or `extra` samples of `pool`."
     if isinstance(extra, int):
         if pool is None:
-            raise UserInputError("Pass `pool=` (samples disjoint from `ds`) to draw an integer number of extra samples.")
+            raise UserInputError("Pass `pool=` (samples disjoint from `ds`) to draw an integer number of extra "
+                                 "samples.")
         if extra > len(pool): raise UserInputError(f"`pool` has {len(pool)} samples, fewer than extra={extra}.")
         g = torch.Generator().manual_seed(seed)
         extra = pool.subset(torch.randperm(len(pool), generator=g)[:extra].sort().values.to(pool.y.device))

@@ -64,7 +64,8 @@ def _regularizers(model:nn.Module, x:Tensor, y:Tensor, seed:int) -> dict:
     return out
 
 def _margins(model:nn.Module, x:Tensor, y:Tensor) -> dict:
-    "The Thm 4 quantities (score, ‖J‖₂, γ2, γ3, γ4), or the refusal's message (any other exception is a bug: raised)."
+    """The Thm 4 quantities (score, ‖J‖₂, γ2, γ3, γ4), or the refusal's message (any other exception is a bug:
+    raised)."""
     try: lb = margin_lower_bounds(model, x, y, gamma1=False)
     except UnsupportedModelError as e: return {'margin bounds': f"refused: {str(e).splitlines()[0]}"}
     return {k: lb[k] for k in ('score', 'jacobian_norm', 'gamma2', 'gamma3', 'gamma4')}

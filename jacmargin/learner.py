@@ -57,7 +57,8 @@ def multistep_schedule(lr:float, milestones:Sequence[int], gamma:float=0.1) -> S
 def piecewise_schedule(pairs:Sequence[tuple[float, int]]) -> Schedule:
     "A sequence of (learning rate, number of epochs) pairs as in 000 Sec. VI-C; the last rate continues after the end."
     ends = np.cumsum([n for _, n in pairs])
-    if len(pairs) == 0 or any(n <= 0 for _, n in pairs): raise UserInputError(f"pairs={pairs}: need (lr, epochs>0) pairs.")
+    if len(pairs) == 0 or any(n <= 0 for _, n in pairs):
+        raise UserInputError(f"pairs={pairs}: need (lr, epochs>0) pairs.")
     def f(t): return pairs[min(int(np.searchsorted(ends, math.floor(t), side='right')), len(pairs) - 1)][0]
     return Schedule(f, desc=f"piecewise {list(pairs)}")
 
@@ -93,8 +94,8 @@ def _unpack(batch) -> tuple:
 def _check_x(x) -> Tensor:
     "The batch's inputs, with a clear message for integer images."
     if isinstance(x, Tensor) and not x.is_floating_point():
-        raise UserTypeError(f"The loader yields inputs of dtype {x.dtype}: the learner needs floating inputs. Convert them "
-                        "in the dataset or loader, e.g. `x.float() / 255` for 8-bit images.")
+        raise UserTypeError(f"The loader yields inputs of dtype {x.dtype}: the learner needs floating inputs. "
+                        "Convert them in the dataset or loader, e.g. `x.float() / 255` for 8-bit images.")
     return check_batch(x)
 
 # %% ../nbs/12_learner.ipynb #d306d7f2
@@ -118,9 +119,9 @@ def _batches(data, batch_size:int=1024) -> Iterable:
     if isinstance(data, (tuple, list)) and 0 < len(data) <= 3 and all(isinstance(t, Tensor) for t in data):
         return _TensorBatches(tuple(data), batch_size)
     if iter(data) is data:
-        raise UserTypeError("The batches come from a one-shot iterator (e.g. a generator): pass a re-iterable such as a "
-                        "DataLoader, a list of batches or an object with `__iter__`, since every epoch iterates it "
-                        "again.")
+        raise UserTypeError("The batches come from a one-shot iterator (e.g. a generator): pass a re-iterable such "
+                        "as a DataLoader, a list of batches or an object with `__iter__`, since every epoch iterates "
+                        "it again.")
     return data
 
 # %% ../nbs/12_learner.ipynb #033c84dd
@@ -479,7 +480,8 @@ def _step(self:Learner, events:bool=True):
         except IndexError as e:                        # a label past the model's classes (the loss's own check, CPU)
             if 'out of bounds' not in str(e): raise
             raise UserInputError(f"A training label is outside [0, {self.logits.shape[-1]}), the model's classes "
-                                 f"({e}). Relabel the data as 0 .. C-1, or give the model as many outputs as classes.") from e
+                                 f"({e}). Relabel the data as 0 .. C-1, or give the model as many outputs as "
+                                 "classes.") from e
         if events: self._cb('after_pred')
         self.penalties = [penalty(r, self.raw, self.xb, self.yb, self.logits, self.ib) for r in regs]
     self.loss = self.data_loss

@@ -124,8 +124,9 @@ def weighted(self:_Ball, n, name:str) -> tuple:
 # %% ../nbs/02c_local.ipynb #25169d05
 @patch
 def forward(self:_Ball, rho0:Tensor) -> dict:
-    """S[n] = (m, ρ_box, ρ) per node: over the balls B(x_i, ρ0_i) its values lie in {m + e + b : |e| ≤ ρ_box, ‖b‖ ≤ ρ};
-    with `sharp`, also D[n], a bound of their ℓ2 distance to the value at x_i, and the boxes cut by it."""
+    """S[n] = (m, ρ_box, ρ) per node: over the balls B(x_i, ρ0_i) its values lie in {m + e + b : |e| ≤ ρ_box,
+    ‖b‖ ≤ ρ}; with `sharp`, also D[n], a bound of their ℓ2 distance to the value at x_i, and the boxes cut by
+    it."""
     x = self.env[self.inp]
     S, D = {self.inp: (x, torch.zeros_like(x), rho0)}, {self.inp: rho0}
     self.S = S                                  # as it fills: the local slopes of a node read its argument's box
@@ -141,9 +142,9 @@ def forward(self:_Ball, rho0:Tensor) -> dict:
 
 @patch
 def deviation(self:_Ball, n, name:str, S:dict, D:dict, deps:list) -> tuple:
-    """(set, D): D (N,) ≥ sup over the balls of ‖v(x') − v(x)‖₂ for node n's value v (the global rules' constants
-    times the arguments' D, or the norm of the box's reach from v(x)); a box-only set cut to v(x) ± its entries' bound
-    (D, or ‖A_i,:‖₂ D_in for a row of a weighted map)."""
+    """(set, D): D (N,) ≥ sup over the balls of ‖v(x') − v(x)‖₂ for node n's value v (the global rules'
+    constants times the arguments' D, or the norm of the box's reach from v(x)); a box-only set cut to v(x) ± its
+    entries' bound (D, or ‖A_i,:‖₂ D_in for a row of a weighted map)."""
     s, v = S[n], self.env[n]
     if name == 'getitem': d = D[n.args[0]]
     else:
@@ -165,7 +166,8 @@ def deviation(self:_Ball, n, name:str, S:dict, D:dict, deps:list) -> tuple:
 def fwd_node(self:_Ball, n, name:str, S:dict, deps:list):
     "One node's set from its arguments' sets (the local rules; any other op: the global rule's ball)."
     if name == 'getitem': return S[n.args[0]][n.args[1]]
-    if len(deps) == 1 and (name == 'mul' or name == 'div' and deps[0] is n.args[0] and not n.kwargs.get('rounding_mode')):
+    if len(deps) == 1 and (name == 'mul' or
+                           name == 'div' and deps[0] is n.args[0] and not n.kwargs.get('rounding_mode')):
         c = [v for v in n.args if v is not deps[0]]                  # a scalar factor keeps the ball a ball
         c = self.env[c[0]] if c and isinstance(c[0], torch.fx.Node) else (c[0] if c else None)
         if isinstance(c, (int, float)) or isinstance(c, Tensor) and c.numel() == 1 and _fl(c):
@@ -260,8 +262,8 @@ def unball(self:_Ball, n, s):
 
 @patch
 def per_sample(self:_Ball, ids, t:Tensor, lead:int=0) -> Tensor:
-    """(*lead, N): ‖·‖₂ per sample of t (`lead` leading axes, then a value): over each row of the value (`ids` None),
-    or over the entries `ids` (the value's layout, where its samples moved) gives each sample."""
+    """(*lead, N): ‖·‖₂ per sample of t (`lead` leading axes, then a value): over each row of the value (`ids`
+    None), or over the entries `ids` (the value's layout, where its samples moved) gives each sample."""
     if ids is None: return t.flatten(lead + 1).norm(dim=-1)
     i = ids.long().reshape(-1)
     q = torch.broadcast_to(t * t, t.shape[:lead] + ids.shape).reshape(*t.shape[:lead], -1)
@@ -437,7 +439,8 @@ def slopes(self:_Ball, n, name:str, a) -> tuple:
         dl, du = torch.where(hi < -3, zero, dl), torch.where(hi < -3, zero, du)  # wholly outside [−3, 3]
         dl, du = torch.where(lo > 3, one, dl), torch.where(lo > 3, one, du)
         return dl, du
-    if name == 'hardsigmoid':                # 1/6 on (−3, 3), 0 outside (torch's own slope: 1/6 in float32, 3e-9 more)
+    # 1/6 on (−3, 3), 0 outside (torch's own slope: 1/6 in float32, 3e-9 more)
+    if name == 'hardsigmoid':
         inside = ((lo > -3) & (hi < 3)).double() / 6 * (1 - 1e-6)
         return inside, ((hi > -3) & (lo < 3)).double() / 6 * (1 + 1e-6)
     c = self.gfac(n)[a.name]                                         # any other: |f'| ≤ its global constant
@@ -445,8 +448,9 @@ def slopes(self:_Ball, n, name:str, a) -> tuple:
 
 @patch
 def bwd_pair(self:_Ball, n, name:str, deps:list, gm:Tensor, gr:Tensor, gp:Tensor) -> dict:
-    """Cotangents through an entrywise max (min) of a and b: each entry's generalized gradient is (s, 1 − s), s = 1 where
-    a provably wins over the boxes, 0 where b does, s ∈ [0, 1] where either may; a broadcast operand sums its copies."""
+    """Cotangents through an entrywise max (min) of a and b: each entry's generalized gradient is (s, 1 − s), s = 1
+    where a provably wins over the boxes, 0 where b does, s ∈ [0, 1] where either may; a broadcast operand sums its
+    copies."""
     (la, ha), (lb, hb) = [self.box(self.S[a]) if a in deps else (self.env[a],) * 2 for a in n.args[:2]]
     mx = name not in ('minimum', 'fmin', 'min')
     s_lo, s_hi = ((la > hb) if mx else (ha < lb)).double(), ((ha >= lb) if mx else (la <= hb)).double()
@@ -454,7 +458,8 @@ def bwd_pair(self:_Ball, n, name:str, deps:list, gm:Tensor, gr:Tensor, gp:Tensor
     out = {}
     for a, (dl, du) in zip(n.args[:2], ((s_lo, s_hi), (1 - s_hi, 1 - s_lo))):
         if a not in deps: continue
-        lo, hi = torch.where(u >= 0, dl * u, du * u), torch.where(v >= 0, du * v, dl * v)   # slopes in [dl, du] ⊆ [0, 1]
+        # slopes in [dl, du] ⊆ [0, 1]
+        lo, hi = torch.where(u >= 0, dl * u, du * u), torch.where(v >= 0, du * v, dl * v)
         lo, hi = (t.sum_to_size(gm.shape[0], *self.env[a].shape) for t in (lo, hi))
         out[a] = ((lo + hi) / 2, (hi - lo) / 2, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)
     return out
@@ -468,7 +473,8 @@ def max_local(self:_Ball, n, name:str) -> bool:
 # %% ../nbs/02c_local.ipynb #bf27f875
 _SMOOTH = {'gelu', 'silu', 'mish'}
 _LOCAL_SLOPES = _SMOOTH | {'elu', 'hardswish', 'hardsigmoid'}       # their forward sets use the slopes' range too
-_M2 = {'silu': .5, 'gelu': .8, 'gelu_tanh': 2., 'mish': 2.}         # ≥ sup |f''| (SiLU'' ≤ 1/2, GELU'' = φ(t)(2 − t²))
+# ≥ sup |f''| (SiLU'' ≤ 1/2, GELU'' = φ(t)(2 − t²))
+_M2 = {'silu': .5, 'gelu': .8, 'gelu_tanh': 2., 'mish': 2.}
 
 def _smooth_slopes(n, name:str, lo:Tensor, hi:Tensor, c:float, K:int=9) -> tuple:
     """[f'_lo, f'_hi] over each entry's interval [lo, hi] of a smooth activation: f' at K evenly spaced points of it,
@@ -489,7 +495,8 @@ def _smooth_slopes(n, name:str, lo:Tensor, hi:Tensor, c:float, K:int=9) -> tuple
 
 # %% ../nbs/02c_local.ipynb #6afbb3ee
 def _win(t:Tensor, k) -> Tensor:
-    "Disjoint k[0] × k[1] windows of t (..., H, W): (..., H // k[0], k[0], W // k[1], k[1]) (leftover rows/columns dropped)."
+    """Disjoint k[0] × k[1] windows of t (..., H, W): (..., H // k[0], k[0], W // k[1], k[1]) (leftover rows/columns
+    dropped)."""
     Ho, Wo = t.shape[-2] // k[0], t.shape[-1] // k[1]
     return t[..., :Ho * k[0], :Wo * k[1]].reshape(*t.shape[:-2], Ho, k[0], Wo, k[1])
 
@@ -547,7 +554,8 @@ def bwd_max(self:_Ball, n, name:str, a, gm:Tensor, gr:Tensor, gp:Tensor) -> dict
     return {a: (out_m, out_r, gp * self.gfac(n)[a.name] if bool((gp > 0).any()) else gp)}
 
 # %% ../nbs/02c_local.ipynb #32f93fcc
-_RELAXED = {'relu', 'max_pool2d_with_indices', 'getitem', 'neg'} | ((_WEIGHTED | _LIN | {'add', 'sub', 'rsub'}) - _MULTI)
+_RELAXED = ({'relu', 'max_pool2d_with_indices', 'getitem', 'neg'}
+            | ((_WEIGHTED | _LIN | {'add', 'sub', 'rsub'}) - _MULTI))
 
 def _relu_form(n) -> bool:
     "A ReLU however it is written: `relu`, `clamp_min(h, 0)`, `clamp(h, min=0)` with no upper end."
@@ -572,7 +580,8 @@ def _relaxable(graph, dep:dict|None=None) -> bool:
 def crown(self:_Ball, cot:Tensor) -> Tensor:
     """(K, N) lower bounds over the balls of c_kᵀ z(x') (CROWN, Zhang et al. 2018): affine ops exactly (their vjp and
     offset), each ReLU between its linear relaxations (slopes from the forward boxes), a max pool between its best
-    entry and that entry (a provable winner) or its largest upper bound; at the input, min over the ball of λᵀx' + c."""
+    entry and that entry (a provable winner) or its largest upper bound; at the input, min over the ball of
+    λᵀx' + c."""
     K, L, const = cot.shape[0], {self.out: cot}, cot.new_zeros(cot.shape[:2])
     for n in reversed(list(self.g.nodes)):
         if n.op != 'call_function' or n not in L: continue
@@ -601,7 +610,8 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
             lin = (lam >= 0) | won[None]                                           # max ≥ it; else max ≤ max hi
             const = const + _rows(torch.where(lin, 0., lam * Uhi.amax((3, 5))[None]), 2).sum(-1)
             out = {a: _unwin(torch.where(lin, lam, 0.)[..., :, None, :, None] * sel[None], *lo.shape[-2:])}
-        else:                                                                    # affine: λᵀ(Av + b) = (Aᵀλ)ᵀv + λᵀb
+        else:
+            # affine: λᵀ(Av + b) = (Aᵀλ)ᵀv + λᵀb
             def fn(*vs):
                 o = self.call(n, dict(zip(deps, vs)))
                 return o[0] if isinstance(o, (tuple, list)) else o
@@ -615,8 +625,8 @@ def crown(self:_Ball, cot:Tensor) -> Tensor:
 
 # %% ../nbs/02c_local.ipynb #b1f09d9d
 def _cot(y:Tensor, C:int) -> tuple:
-    """Rows e_y − e_j of the logit differences d_j = z_y − z_j for the C − 1 classes j ≠ y: ((C − 1, N, C), their
-    classes J (N, C − 1)); no row for j = y, whose difference is 0."""
+    """Rows e_y − e_j of the logit differences d_j = z_y − z_j for the C − 1 classes j ≠ y: ((C − 1, N, C),
+    their classes J (N, C − 1)); no row for j = y, whose difference is 0."""
     k = torch.arange(C - 1, device=y.device)
     J = k[None] + (k[None] >= y[:, None]).long()
     e = torch.eye(C, dtype=torch.float64, device=y.device)
@@ -624,8 +634,8 @@ def _cot(y:Tensor, C:int) -> tuple:
 
 @patch
 def grad_bounds(self:_Ball, cot:Tensor, cap:float) -> Tensor:
-    """(n, K): bounds of ‖∇(c_kᵀ z)‖₂ over the balls of the last `forward` for the rows of `cot` (K, n, C), rounded
-    up and capped by `cap` (√2 L, the global bound); where the propagation gives NaN (∞ · 0), the cap."""
+    """(n, K): bounds of ‖∇(c_kᵀ z)‖₂ over the balls of the last `forward` for the rows of `cot` (K, n, C),
+    rounded up and capped by `cap` (√2 L, the global bound); where the propagation gives NaN (∞ · 0), the cap."""
     g = (self.backward(cot).T * (1 + ROUND_UP)).clamp_max(cap)
     return torch.where(g.isnan(), torch.full_like(g, cap), g)
 
@@ -643,14 +653,15 @@ def layouts(self:_Ball) -> bool:
         elif any(_fl(o) for o in (self.env[n] if isinstance(self.env[n], (tuple, list)) else [self.env[n]])):
             try: S[n] = _layout(n, _opname(n), self.env, self.dep, S, N)
             except _Refuse: return False
-        s, moved = S.get(n), lambda s: isinstance(s, Tensor) and not (s.dim() > 0 and s.shape[0] == N and _standard(s, N))
+        s, moved = S.get(n), lambda s: isinstance(s, Tensor) and not (s.dim() > 0 and s.shape[0] == N
+                                                                      and _standard(s, N))
         if moved(s) or (isinstance(s, (list, tuple)) and any(moved(v) for v in s)): self.ids[n] = s
     return True
 
 def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
-    """Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖). A program
-    that moves samples off the first axis has its moved values' sets as boxes (`B.ids`), or, where its layouts cannot
-    be followed, the global certificate (`B.glob`)."""
+    """Checks, then per chunk of x: (ball at its float64 centre, logits, labels, global cap √2 L of ‖∇d_j‖). A
+    program that moves samples off the first axis has its moved values' sets as boxes (`B.ids`), or, where its layouts
+    cannot be followed, the global certificate (`B.glob`)."""
     x = check_batch(x, allow_empty=False, finite=True)
     check_measure_dtype(model_dtype(model))
     if x.dtype != model_dtype(model):
@@ -659,8 +670,10 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
     if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
     lL = lipschitz_log_bounds(model, shape)[0] if log_lipschitz is None else float(log_lipschitz)  # refuses as it does
     ep, x0 = export_program(model, shape, any_batch=True)
-    if log_lipschitz is not None:        # the bound passed in: the program's checks and the rules' (every op has one,
-        ep2, x2 = export_program(model, shape)   # no product of input-dependent values, ...), a conv's norm not computed
+    # the bound passed in: the program's checks and the rules' (every op has one, no product of input-dependent
+    # values, ...), a conv's norm not computed
+    if log_lipschitz is not None:
+        ep2, x2 = export_program(model, shape)
         _NORMS[0] = False
         try:
             with torch.no_grad(): _propagate(ep2, x2)
@@ -681,7 +694,8 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
                           "certificate's radius, ≥ γ3).")
             said = True
         if z.dim() != 2 or z.shape[1] < 2:
-            raise UserInputError(f"the model's output has shape {tuple(z.shape)}: a margin needs logits (B, C), C >= 2.")
+            raise UserInputError(f"the model's output has shape {tuple(z.shape)}: a margin needs logits (B, C), "
+                                 "C >= 2.")
         yield B, z, check_labels(y[i:i + batch_size], len(z), z.shape[1]).to(dev), cap
 
 # %% ../nbs/02c_local.ipynb #2a613551
@@ -694,7 +708,8 @@ def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any m
                           batch_size:int=32, # samples per pass
                           sharp:bool=False   # boxes cut by each value's ℓ2 deviation bound (tighter, slower)
                          ) -> Tensor:
-    "(B, C) certified bounds of sup over B(x_i, radius_i) of ‖∇(z_y − z_j)‖₂ (0 at j = y_i), capped by √2 × the global bound."
+    """(B, C) certified bounds of sup over B(x_i, radius_i) of ‖∇(z_y − z_j)‖₂ (0 at j = y_i), capped by
+    √2 × the global bound."""
     r = torch.as_tensor(radius, dtype=torch.float64)
     if r.dim() > 1 or (r.dim() == 1 and len(r) != len(x)) or not bool((r >= 0).all()) or not bool(r.isfinite().all()):
         raise UserInputError(f"radius must be a finite number >= 0 or a (B,) = ({len(x)},) tensor of them.")
@@ -715,7 +730,8 @@ def _radial(B:_Ball, r0:Tensor, d:Tensor, slack:Tensor, cot:Tensor, cap:float, r
     """Per sample, a certified radius ≥ r0 (certified already) from drop bounds summed along the radius: the gradient
     bounds at r0 k / m (k = 1..m) summed over the pieces of [0, r0], then `extend` steps past r0, each as far as the
     budget d_j − I_j left by the sum allows at the gradient bound of its own end (module text: *Integrating along
-    the radius*). d: (n, K) gaps at the centres less `slack` (the rounding allowance); cot the classes' cotangents; cap √2 L."""
+    the radius*). d: (n, K) gaps at the centres less `slack` (the rounding allowance); cot the classes' cotangents;
+    cap √2 L."""
     def grad(r):                                         # (n, K) bounds of ‖∇d_j‖ over B(x, r), rounded up
         B.forward(r)
         return B.grad_bounds(cot, cap)
@@ -724,7 +740,8 @@ def _radial(B:_Ball, r0:Tensor, d:Tensor, slack:Tensor, cot:Tensor, cap:float, r
         if rel: out = torch.minimum(out, d + slack - B.crown(cot).T)
         return torch.minimum(out, d - B.through_cuts(d)) if B.sharp else out
     I, prev = torch.zeros_like(d), torch.zeros_like(r0)
-    for k in range(1, m + 1):                            # Lebourg on each piece [r0 (k−1)/m, r0 k/m] ⊂ B(x, r0 k / m)
+    # Lebourg on each piece [r0 (k−1)/m, r0 k/m] ⊂ B(x, r0 k / m)
+    for k in range(1, m + 1):
         s = r0 * (k / m)
         g = grad(s)
         I, prev = I + (s - prev)[:, None] * g, s
@@ -781,7 +798,8 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
         if B.glob: out.append(lo); continue                                   # layouts not followed: only it
         B.sharp = sharp and not B.ids
         B.forward(torch.zeros_like(dmin))
-        hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)           # the gradient's: r < d / ‖∇d(x)‖
+        # the gradient's: r < d / ‖∇d(x)‖
+        hi = torch.where(dmin > 0, (d / B.backward(cot).T).amin(1), lo)
         hi = torch.maximum(hi * (2 if rel or B.sharp else 1), lo)            # those two may go beyond
         big = 1e3 * (1 + B.env[B.inp].flatten(1).abs().amax(1))
         hi = torch.where(hi.isfinite(), hi, torch.maximum(lo * 2, big))    # ∇d(x) = 0: a finite end to search from

@@ -244,7 +244,8 @@ def input_margin(model:nn.Module,                      # the classifier: (B, *x)
               n_refine=n_refine)
     with preserved(model):
         with torch.no_grad(): logits = model(x)
-        y = check_labels(y, len(x), logits.shape[1])                 # a label past the classes: said, not "misclassified"
+        # a label past the classes: said, not "misclassified"
+        y = check_labels(y, len(x), logits.shape[1])
         C, todo, x_adv = logits.shape[1], (logits.argmax(1) == y).nonzero()[:, 0], x.detach().clone()
         if len(todo) and targets is None:
             x_adv[todo] = _attack_restarts(model, x[todo], y[todo], None, restarts, generator, **kw)
@@ -421,12 +422,14 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                         batch_size:int=256,                   # samples per Jacobian batch
                         generator:torch.Generator|None=None,  # seeded generator for the random parts
                         local:bool=False,                     # also the certified local margin γ_local
-                        sharp:bool=False,                     # with `local`, also gamma_local_sharp (its deviation certificate)
-                        radial:int=0                          # with `local`: `local_margin(..., radial=)`, bounds summed along r
+                        # with `local`, also gamma_local_sharp (its deviation certificate)
+                        sharp:bool=False,
+                        # with `local`: `local_margin(..., radial=)`, bounds summed along r
+                        radial:int=0
                        ) -> dict:
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
-    with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3), and
-    with `sharp` too gamma_local_sharp (`local_margin(..., sharp=True)`, a bound ≥ gamma3)."""
+    with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3),
+    and with `sharp` too gamma_local_sharp (`local_margin(..., sharp=True)`, a bound ≥ gamma3)."""
     x = check_batch(x, allow_empty=False, finite=True)
     check_model_input(model, x)
     warn_pixel_range(x)

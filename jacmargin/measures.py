@@ -30,7 +30,8 @@ __all__ = ['MEASURES', 'MEASURE_INFO', 'UndefinedMeasureError', 'output_margins'
 
 # %% ../nbs/06_measures.ipynb #24929479
 class UndefinedMeasureError(UnsupportedModelError):
-    "A measure without a value for this model and data (e.g. Wei–Ma's when no training point is classified correctly)."
+    """A measure without a value for this model and data (e.g. Wei–Ma's when no training point is classified
+    correctly)."""
 
 
 # %% ../nbs/06_measures.ipynb #c0737387
@@ -196,7 +197,8 @@ def _per_channel(c, shape:tuple) -> Tensor:
     return t.flatten(1)[:, 0] if len(shape) > 1 else t
 
 def _scale_out(w:Tensor, S:Tensor, conv_args=None) -> Tensor:
-    "Weights w (out, ...) of a linear / convolution layer with output channel c scaled by S[c] (a transposed one: (in, out/groups, ...))."
+    """Weights w (out, ...) of a linear / convolution layer with output channel c scaled by S[c]
+    (a transposed one: (in, out/groups, ...))."""
     if conv_args is None or not conv_args[6]: return w * S.reshape(-1, *[1] * (w.dim() - 1))
     g, (ci, co) = int(conv_args[8]), w.shape[:2]
     return (w.reshape(g, ci // g, co, *w.shape[2:]) * S.reshape(g, 1, co, *[1] * (w.dim() - 2))).reshape(w.shape)
@@ -373,8 +375,8 @@ def _pad_gather(r:dict, n):
     r['gather'] = (torch.where(P > 0, P - 1, m), sp)
 
 def _spectral(r:dict, dtype) -> float:
-    """‖W‖₂ of one weight layer: the operator on its input shape for a convolution (`operator_norm`); a convolution
-    after a pad op, the norm of the two together (`conv_norm_gathered`)."""
+    """‖W‖₂ of one weight layer: the operator on its input shape for a convolution (`operator_norm`); a
+    convolution after a pad op, the norm of the two together (`conv_norm_gathered`)."""
     if r['kind'] == 'linear': return torch.linalg.matrix_norm(r['w'], ord=2).item()
     if r['kind'] != 'conv': return r['w'].abs().max().item()                        # a diagonal or a scalar
     w, (stride, padding, dilation, transposed, out_pad, groups) = r['w'], r['args'][3:9]
@@ -442,7 +444,8 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
             L, end = chains[n]                            # folded weights (rows × S) and its whole bias, at its end
             if name != 'getitem': st[L][:2] = _chain_step(name, a, kw, d, st[L][0], _chain_shape(L), st[L][1])
             v = a[d.index(1)] if name != 'getitem' else a[0][a[1]]
-            if n is not end: v = v.clone(); return (v,) if name == _BN else v   # a new tensor, as torch's op (not a view)
+            # a new tensor, as torch's op (not a view)
+            if n is not end: v = v.clone(); return (v,) if name == _BN else v
             S, beta, (aL, kL) = st.pop(L)
             Lname = _opname(L)
             if Lname == 'convolution':
@@ -453,12 +456,14 @@ def _powered_visit(p:float, bias:bool, chains:dict|None=None):
         if n in starts:                                   # a chain's layer: its bias, and its args for the chain's end
             C = _chain_shape(n)[0]
             b = a[2] if name == 'convolution' else a[0] if name == 'addmm' else None
-            b = torch.zeros(C, dtype=torch.float64) if b is None else torch.as_tensor(b, dtype=torch.float64).reshape(-1).expand(C)
+            b = (torch.zeros(C, dtype=torch.float64) if b is None
+                 else torch.as_tensor(b, dtype=torch.float64).reshape(-1).expand(C))
             st[n] = [torch.ones(C, dtype=torch.float64), b, (a, kw)]
         if name in ('addmm', 'mm', 'bmm'):                # the constant factor is the weight (either side)
             i = 1 if name == 'addmm' else 0
             m1, m2 = (a[i], pw(a[i + 1])) if d[i] else (pw(a[i]), a[i + 1])
-            return torch.addmm(bb(a[0]), m1, m2) if name == 'addmm' else (torch.bmm if name == 'bmm' else torch.mm)(m1, m2)
+            return (torch.addmm(bb(a[0]), m1, m2) if name == 'addmm'
+                    else (torch.bmm if name == 'bmm' else torch.mm)(m1, m2))
         if name == 'convolution': return n.target(a[0], pw(a[1]), bb(a[2]), *a[3:], **kw)
         if name == _BN:
             s, t = _bn_affine(a)
@@ -504,7 +509,8 @@ def path_norm(model:nn.Module,  # the classifier: (B, *x) → logits (B, C)
 def _path_norm(prog:tuple, p:float=2, bias:bool=True) -> Tensor:
     "The ℓp path norm of the program `prog` = (ep, x) (`_program`): its powered pass on an input of ones."
     ep, x = prog
-    with torch.no_grad(): out = _run(ep, torch.ones_like(x, dtype=torch.float64), _powered_visit(p, bias, _affine_chains(ep)))
+    with torch.no_grad():
+        out = _run(ep, torch.ones_like(x, dtype=torch.float64), _powered_visit(p, bias, _affine_chains(ep)))
     return out[0].sum() ** (1 / p)
 
 # %% ../nbs/06_measures.ipynb #a5585cf0
@@ -812,7 +818,8 @@ class _Ctx:
     def gamma(self): return margin_percentile(self.margins, self.eps).item()
     @property
     def gamma_pos(self):
-        "γ for the measures divided by γ²: undefined where γ ≤ 0 (an ε-fraction of the training set misclassified)."
+        """γ for the measures divided by γ²: undefined where γ ≤ 0 (an ε-fraction of the training set
+        misclassified)."""
         g = self.gamma
         if not g > 0:
             raise UndefinedMeasureError(
@@ -925,13 +932,16 @@ MEASURE_INFO = pd.DataFrame([   # one row per key of MEASURES: what it is, formu
      'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
     ('l2_path', 'ℓ2-path-norm capacity Σ_paths Π 4 h_i w² / γ² (the 4 h_i with constants=True)',
      'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
-    ('spectral', 'spectral capacity Π_i ‖W_i‖₂² / γ², operator norms of convs (× Π_i h_i with constants=True)',
+    ('spectral', 'spectral capacity Π_i ‖W_i‖₂² / γ², operator norms of convs '
+     '(× Π_i h_i with constants=True)',
      'Neyshabur et al. 2017, Sec. 2.2', 'dimensionless', 'larger = more complex'),
-    ('gamma_local', 'median over the first n_local (256) training points of the certified local margin γ_local: the largest ℓ2 radius whose ball provably keeps the class (0 where misclassified)',
+    ('gamma_local', 'median over the first n_local (256) training points of the certified local margin γ_local: '
+     'the largest ℓ2 radius whose ball provably keeps the class (0 where misclassified)',
      'Sokolić et al. 2017, Thm 3 on the ball (02b_certify)', 'input units (ℓ2)', 'larger = simpler'),
     ('sharpness', 'ζ_α: max over |ν| ≤ α(|w|+1) of (L(w+ν) − L(w)) / (1 + L(w)), α = 5e-4',
      'Neyshabur et al. 2017, eq. 4', 'relative loss increase', 'larger = more complex'),
-    ('pac_bayes_kl', 'KL(w + ν ‖ prior) at the α where the expected sharpness reaches pac_target, σ_i = α(10|w_i|+1)',
+    ('pac_bayes_kl', 'KL(w + ν ‖ prior) at the α where the expected sharpness reaches pac_target, '
+     'σ_i = α(10|w_i|+1)',
      'Neyshabur et al. 2017, eq. 5-6', 'nats', 'larger = more complex'),
     ('pac_bayes_kl_se', "Monte Carlo standard error of pac_bayes_kl (not a measure: its accuracy)",
      'this package', 'nats', '–'),
@@ -939,10 +949,10 @@ MEASURE_INFO = pd.DataFrame([   # one row per key of MEASURES: what it is, formu
      'Wei & Ma 2019, Fig. 1 / Thm 5.1', 'dimensionless', 'larger = more complex'),
     ('wei_ma_mean', 'mean of the same over the correctly classified points', 'Wei & Ma 2019, Fig. 1 / Thm 5.1',
      'dimensionless', 'larger = more complex'),
-    ('jac_spectral_max', 'max_i ‖J(x_i)‖₂ of the softmax output over x_eval', 'Sokolić et al. 2017, eq. 35 (its sup)',
+    ('jac_spectral_max', 'max_i ‖J(x_i)‖₂ of the softmax output over x_eval',
+     'Sokolić et al. 2017, eq. 35 (its sup)', 'probability per input unit', 'larger = more complex'),
+    ('jac_spectral_mean', 'mean_i ‖J(x_i)‖₂', 'Sokolić et al. 2017, Sec. VI (Fig. 4)',
      'probability per input unit', 'larger = more complex'),
-    ('jac_spectral_mean', 'mean_i ‖J(x_i)‖₂', 'Sokolić et al. 2017, Sec. VI (Fig. 4)', 'probability per input unit',
-     'larger = more complex'),
     ('jac_frobenius_max', 'max_i ‖J(x_i)‖_F', 'Sokolić et al. 2017, eq. 49', 'probability per input unit',
      'larger = more complex'),
     ('jac_frobenius_mean', 'mean_i ‖J(x_i)‖_F', 'Sokolić et al. 2017, eq. 49', 'probability per input unit',

@@ -107,7 +107,8 @@ class PaperCNN(nn.Sequential):
     def __init__(self, in_channels:int=1, n_classes:int=10, n_layers:int=2, input_size:int|tuple=28,
                  channels:int=32, kernel_size:int=5, padding:str='same'):
         if n_layers not in (2, 3): raise UserInputError(f"n_layers must be 2 or 3 (the papers' CNNs), got {n_layers}.")
-        if padding not in ('same', 'valid'): raise UserInputError(f"padding must be 'same' or 'valid', got {padding!r}.")
+        if padding not in ('same', 'valid'): raise UserInputError(f"padding must be 'same' or 'valid', got "
+                                                                  f"{padding!r}.")
         pad = kernel_size // 2 if padding == 'same' else 0
         hw = [input_size] * 2 if isinstance(input_size, int) else list(input_size)
         layers, c = [], in_channels
@@ -264,7 +265,8 @@ _CNN_ACTS = {'relu': nn.ReLU, 'minmax': MinMax}
 
 class CNN4C3F(nn.Sequential):
     """The 4C3F network of the certified-training literature (Wong et al. 2018; Leino et al. 2021, MNIST): 3×3 conv 32,
-    4×4 conv 32 stride 2, 3×3 conv 64, 4×4 conv 64 stride 2, dense 512, 512, then the classifier; `act` 'minmax' or 'relu'."""
+    4×4 conv 32 stride 2, 3×3 conv 64, 4×4 conv 64 stride 2, dense 512, 512, then the classifier;
+    `act` 'minmax' or 'relu'."""
     def __init__(self, in_channels:int=1, n_classes:int=10, input_size:int=28, act:str='minmax', width:int=1):
         if act not in _CNN_ACTS: raise UserInputError(f"act={act!r}: use {' or '.join(map(repr, _CNN_ACTS))}.")
         if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two stride-2 convs), got "
@@ -289,9 +291,11 @@ def _peer(pkg:str, name:str):
                              f"`dev` extra) first ({e}).") from None
 
 def deel_mnist(in_channels:int=1, n_classes:int=10, input_size:int=28) -> nn.Module:
-    "deel-torchlip's multiclass MNIST tutorial network, its ℓ2-norm pooling replaced by `ScaledAvgPool2d` (see above)."
+    """deel-torchlip's multiclass MNIST tutorial network, its ℓ2-norm pooling replaced by `ScaledAvgPool2d`
+    (see above)."""
     tl = _peer('deel.torchlip', 'deel-torchlip')
-    if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two 2×2 poolings), got {input_size}.")
+    if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two 2×2 poolings), got "
+                                            f"{input_size}.")
     return tl.Sequential(
         tl.SpectralConv2d(in_channels, 16, (3, 3), padding='same'), tl.GroupSort2(), tl.ScaledAvgPool2d((2, 2)),
         tl.SpectralConv2d(16, 32, (3, 3), padding='same'), tl.GroupSort2(), tl.ScaledAvgPool2d((2, 2)),
@@ -309,7 +313,8 @@ def aoc_4c3f(in_channels:int=1, n_classes:int=10, input_size:int=28, channels:tu
     import orthogonium.reparametrizers as R
     P = {'cholesky': R.CHOLESKY_ORTHO_PARAMS, 'bjorck': R.DEFAULT_ORTHO_PARAMS}.get(ortho)
     if P is None: raise UserInputError(f"ortho={ortho!r}: use 'cholesky' or 'bjorck'.")
-    if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two stride-2 convs), got {input_size}.")
+    if input_size % 4: raise UserInputError(f"input_size must be a multiple of 4 (two stride-2 convs), got "
+                                            f"{input_size}.")
     c1, c2, c3, c4 = channels
     conv = lambda i, o, **kw: AdaptiveOrthoConv2d(i, o, ortho_params=P, **kw)
     return nn.Sequential(conv(in_channels, c1, kernel_size=3, padding='same'), OMaxMin(),

@@ -124,20 +124,22 @@ def _polyphase(w:Tensor, stride:tuple) -> Tensor:
 # %% ../nbs/02_operators.ipynb #a8d08d67
 def _gram_max(M:Tensor, chunk:int=256) -> float:
     """max_i σ₁(M_i) over a batch of matrices M (n, a, b): the largest eigenvalue of the smaller Gram matrix of each
-    (LAPACK's Hermitian eigensolver, backward stable: its error is at most a few k·ε·σ₁², far below the slack)."""
+    (LAPACK's Hermitian eigensolver, backward stable: its error is at most a few k·ε·σ₁², far below
+    the slack)."""
     G = M.mH @ M if M.shape[-1] <= M.shape[-2] else M @ M.mH                  # (n, k, k), k = min(a, b)
     top = max(torch.linalg.eigvalsh(g)[..., -1].max().item() for g in G.split(chunk))
     return math.sqrt(max(top, 0.))
 
 # %% ../nbs/02_operators.ipynb #faae2152
 def _fourier_bound(w:Tensor, grid:tuple, groups:int=1) -> float:
-    """max over the frequencies of an N-grid (and over the groups) of σ₁ of the kernel's transform, a certified bound;
-    w (O, C/groups, *k), each group's block (O/groups, C/groups) per frequency."""
+    """max over the frequencies of an N-grid (and over the groups) of σ₁ of the kernel's transform, a certified
+    bound; w (O, C/groups, *k), each group's block (O/groups, C/groups) per frequency."""
     d = len(grid)
     if any(k > g for k, g in zip(w.shape[2:], grid)):      # taps beyond the grid wrap onto it (tap j acts as j mod N):
         w = F.pad(w, [p for k, g in reversed(list(zip(w.shape[2:], grid))) for p in (0, (-k) % g)])   # fold them
         for i, g in enumerate(grid): w = w.unflatten(2 + i, (-1, g)).sum(2 + i)   # (rfftn's s= would crop them)
-    Kf = torch.fft.rfftn(w, s=grid, dim=tuple(range(2, 2 + d)))                 # (O, C, *half grid): K(-ω) = conj K(ω)
+    # (O, C, *half grid): K(-ω) = conj K(ω)
+    Kf = torch.fft.rfftn(w, s=grid, dim=tuple(range(2, 2 + d)))
     Kf = Kf.reshape(groups, w.shape[0] // groups, *Kf.shape[1:])               # (g, O/g, C/g, *freqs)
     return _gram_max(Kf.permute(0, *range(3, 3 + d), 1, 2).reshape(-1, w.shape[0] // groups, w.shape[1]))
 
@@ -293,9 +295,9 @@ def _blocks(w:Tensor, in_spatial, stride, padding, dilation, circular:tuple) -> 
     return idx, math.prod(in_spatial[a] for a in E), K.reshape(-1, idx.shape[1], O, w.shape[1])
 
 def _taps_norm(idx:Tensor, n:int, K:Tensor, inner:int, direct:int=512) -> float|None:
-    """Certified max over the batch K (B, T, O, C) of ‖Σ_t S_t ⊗ K_t‖₂ (taps `idx` over n positions): the Gram matrices'
-    top eigenvalue by LAPACK up to `direct` rows, else the Lanczos candidate proved by a Cholesky factorization (None
-    if one fails); `inner`: the most products summed into one Gram entry."""
+    """Certified max over the batch K (B, T, O, C) of ‖Σ_t S_t ⊗ K_t‖₂ (taps `idx` over n positions): the Gram
+    matrices' top eigenvalue by LAPACK up to `direct` rows, else the Lanczos candidate proved by a Cholesky
+    factorization (None if one fails); `inner`: the most products summed into one Gram entry."""
     N = n * K.shape[-1]
     if N <= direct:                                                              # LAPACK's eigensolver, as item 6
         top = max(torch.linalg.eigvalsh(_gram(idx, n, k))[..., -1].max().item() for k in K.split(max(1, 2**22 // N**2)))
@@ -422,7 +424,8 @@ def _circular_norm(w:Tensor, size) -> float:
 
 # %% ../nbs/02_operators.ipynb #9a7e0002
 def _circular_wrap(src:Tensor, inner:tuple, outer:tuple) -> bool:
-    "Whether the position map `src` (outer grid → inner grid, flat) is q ↦ (q − p) mod n on every axis, for some p."
+    """Whether the position map `src` (outer grid → inner grid, flat) is q ↦ (q − p) mod n on every axis, for
+    some p."""
     q = torch.stack(torch.meshgrid(*[torch.arange(o) for o in outer], indexing='ij')).reshape(len(outer), -1)
     for p in itertools.product(*[range(o - i + 1) for o, i in zip(outer, inner)]):
         t = torch.zeros(q.shape[1], dtype=torch.long)
@@ -440,8 +443,9 @@ def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
     """Certified (spectral or None, Frobenius) norms on one sample of x ↦ conv(G x), G the gather `src` of positions
     (the same for every channel): a reflect / replicate / circular pad before an unpadded conv. Spectral: a circular
     wrap by the Fourier formula (a strided conv by its polyphase kernel, each grid size a multiple of the stride:
-    its output rows a subset of the circular strided conv's); else the exact Gram matrix (at most `_DENSE_GRAM` rows: eigvalsh, or the
-    Lanczos candidate proved by a Cholesky factorization); None beyond that (bound the two maps apart)."""
+    its output rows a subset of the circular strided conv's); else the exact Gram matrix (at most `_DENSE_GRAM` rows:
+    eigvalsh, or the Lanczos candidate proved by a Cholesky factorization); None beyond that (bound the two maps
+    apart)."""
     w, d = w.detach().double().cpu(), len(in_spatial)
     stride, padding, dilation = (tuple(int(v) for v in t) for t in (stride, padding, dilation))
     n, src_spatial, O = math.prod(src_spatial), tuple(int(v) for v in src_spatial), w.shape[0] // groups
@@ -458,7 +462,8 @@ def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
         return _fourier_bound(_polyphase(_dilate(w, dilation), stride), sub, groups) * (1 + ROUND_UP), fro
     if n * K.shape[-1] > _DENSE_GRAM: return None, fro
     mult = max([int(torch.bincount(c[c < n]).max()) for c in idx.T if bool((c < n).any())] or [1])
-    return _taps_norm(idx, n, K, idx.shape[1] ** 2 * mult * max(K.shape[-2:])), fro   # a position read by `mult` outputs
+    # a position read by `mult` outputs
+    return _taps_norm(idx, n, K, idx.shape[1] ** 2 * mult * max(K.shape[-2:])), fro
 
 # %% ../nbs/02_operators.ipynb #ead4a22d
 @measurement
@@ -686,10 +691,12 @@ def fold_batchnorm(model:nn.Module,   # the model in eval mode (never changed)
     if x is not None and folded:
         try:
             with torch.no_grad(): y, ref = new(x), model(x)
-        except Exception as e:         # its forward reads a batch norm it replaced (`F.batch_norm(h, bn.running_mean…)`)
+        except Exception as e:
+            # its forward reads a batch norm it replaced (`F.batch_norm(h, bn.running_mean…)`)
             raise UnsupportedModelError(f"fold_batchnorm: the folded copy of {type(model).__name__} does not run "
                                         f"({type(e).__name__}: {str(e).splitlines()[0][:120]}): its forward uses a "
-                                        "batch norm module other than by calling it; bound it with fold=False.") from None
+                                        "batch norm module other than by calling it; bound it with "
+                                        "fold=False.") from None
         if isinstance(ref, Tensor) and not _close(y, ref):
             raise UnsupportedModelError(f"fold_batchnorm: the folded copy of {type(model).__name__} does not "
                                         "reproduce its output; bound it with fold=False.")

@@ -204,9 +204,9 @@ def _held_bn_grads(records:Sequence):
 # %% ../nbs/05_regularizers.ipynb #0ff14e1b
 @contextlib.contextmanager
 def _saved_stats(model:nn.Module, records:Sequence):
-    """Inside: batch-norm layers on batch statistics are the per-channel affine maps (x − μ)·γ/σ + β with the μ, 1/σ
-    their training call saved (held constants; γ, β differentiable): a few elementwise ops, cheap to differentiate
-    twice, where an eval-mode `batch_norm` call costs a double backward of ~20 ops per layer."""
+    """Inside: batch-norm layers on batch statistics are the per-channel affine maps (x − μ)·γ/σ + β with the μ,
+    1/σ their training call saved (held constants; γ, β differentiable): a few elementwise ops, cheap to
+    differentiate twice, where an eval-mode `batch_norm` call costs a double backward of ~20 ops per layer."""
     todo, own = {}, {}
     for m, node in records: todo.setdefault(m, []).append(node)
     def held(m):
@@ -315,8 +315,9 @@ def _input_layers(model:nn.Module, sink:dict, force:bool=False):
         if st and args and st['pending'].pop(id(args[0]), None) is not None:
             st['layers'].append((m, get_gradient_edge(out), m.weight, args[0].shape))
     hs = [model.register_forward_pre_hook(root, prepend=True)]   # x as passed, before user hooks
-    for m in model.modules():                                          # torch's own layers only: a subclass with its
-        if torch_layer(m):                                             # own forward is no ẑ = W x + b (autograd's route)
+    # torch's own layers only: a subclass with its own forward is no ẑ = W x + b (autograd's route)
+    for m in model.modules():
+        if torch_layer(m):
             hs += [m.register_forward_pre_hook(pre), m.register_forward_hook(post, prepend=True)]
     try: yield sink
     finally:
@@ -548,7 +549,8 @@ def __call__(self:PerLayerJacobianRegularizer, model, x, y=None, logits=None):
                 gw.append(a)
                 dw.append(_weight_grad(m, g, a, W.detach()))                                   # gᵀ g W
             if not gw: break
-            s = torch.stack(torch._foreach_norm(gw)).square()                    # (L,): Σ_i ‖g_i W_l‖², one kernel
+            # (L,): Σ_i ‖g_i W_l‖², one kernel
+            s = torch.stack(torch._foreach_norm(gw)).square()
             sq = s if sq is None else sq + s
             if D is None: D = dw
             else: torch._foreach_add_(D, dw)
@@ -597,7 +599,8 @@ class LargeMarginRegularizer(Regularizer):
     needs_taps = True
     def __init__(self, vectors:str='random', classifier:str|None=None, generator:torch.Generator|None=None):
         super().__init__()
-        if vectors not in ('random', 'all'): raise UserInputError(f"vectors={vectors!r}: use 'random' (FC) or 'all' (CNN).")
+        if vectors not in ('random', 'all'):
+            raise UserInputError(f"vectors={vectors!r}: use 'random' (FC) or 'all' (CNN).")
         self.vectors, self.classifier, self.generator, self._io = vectors, classifier, generator, None
         self._rec = self._bn = None
     def capture(self, model):
@@ -635,8 +638,8 @@ def frobenius_penalty(model:nn.Module, classifier:str|None=None) -> Tensor:
 # %% ../nbs/05_regularizers.ipynb #39e782b4
 def _near_output(W:Tensor, logits:Tensor|None, depth:int=3) -> bool:
     """Whether leaf weight `W` enters the logits' autograd graph within `depth` nodes of them (the layer that computes
-    them: addmm ← t ← W, a scaling or a reshape after it); True where nothing can be checked (no logits with a graph,
-    a computed weight)."""
+    them: addmm ← t ← W, a scaling or a reshape after it); True where nothing can be checked (no logits with a
+    graph, a computed weight)."""
     if not (isinstance(logits, Tensor) and logits.grad_fn is not None and W.is_leaf and W.requires_grad): return True
     front, seen = [logits.grad_fn], set()
     for _ in range(depth):
@@ -661,13 +664,14 @@ class WeightDecay(Regularizer):
         mods = ([_classifier(model, self.classifier)[1]] if self.which == 'classifier'
                 else [m for m in model.modules() if isinstance(m, self._TYPES)])
         if not mods: raise UnsupportedModelError(
-            f"{type(model).__name__} has no nn.Linear / nn.Conv sub-module: weight decay here is Σ‖W‖_F² over those "
-            "modules' weights (layers written with F.linear / F.conv2d, or a TorchScript module, have none). Use the "
-            "optimizer's weight_decay, or write the layers as modules.")
+            f"{type(model).__name__} has no nn.Linear / nn.Conv sub-module: weight decay here is Σ‖W‖_F² over "
+            "those modules' weights (layers written with F.linear / F.conv2d, or a TorchScript module, have none). "
+            "Use the optimizer's weight_decay, or write the layers as modules.")
         if self.which == 'classifier' and self.classifier is None and not _near_output(mods[0].weight, logits):
             raise UnsupportedModelError(
-                f"`{_classifier(model)[0]}`, the model's last nn.Linear in registration order (the default classifier), "
-                "does not compute the logits of this forward: pass `classifier=` the name of the nn.Linear that does.")
+                f"`{_classifier(model)[0]}`, the model's last nn.Linear in registration order (the default "
+                "classifier), does not compute the logits of this forward: pass `classifier=` the name of the "
+                "nn.Linear that does.")
         r = sum(m.weight.pow(2).sum() + (m.bias.pow(2).sum() if self.bias and m.bias is not None else 0) for m in mods)
         r = torch.as_tensor(r)
         self._last = {f'weight_sq/{self.which}': r.detach()}
@@ -675,8 +679,9 @@ class WeightDecay(Regularizer):
 
 # %% ../nbs/05_regularizers.ipynb #17f97a04
 class WeiMaRegularizer(Regularizer):
-    """Wei & Ma 2019 Sec. 6: mean_x Σ_i 1(‖J^(i)‖_F² ≥ σ) ‖J^(i)‖_F², J^(i) = ∂ logit margin / ∂ h^(i), over the
-    hidden layers h^(i) (the taps; a tap that is the model's output is not one, as in `wei_ma_complexity`)."""
+    """Wei & Ma 2019 Sec. 6: mean_x Σ_i 1(‖J^(i)‖_F² ≥ σ) ‖J^(i)‖_F²,
+    J^(i) = ∂ logit margin / ∂ h^(i), over the hidden layers h^(i) (the taps; a tap that is the model's output
+    is not one, as in `wei_ma_complexity`)."""
     needs_taps = True
     def __init__(self, sigma:float=0.1, taps:Sequence[str]|None=None):
         super().__init__()
@@ -725,8 +730,9 @@ def _weighted_calls(model:nn.Module, x:Tensor) -> list:
     return calls
 
 def _power_sigma(m:nn.Module, shape:tuple, v:Tensor, n_iter:int) -> tuple[Tensor, Tensor]:
-    """(σ, v): σ = ⟨u, A v⟩ with grad in the weights, A the layer's linear part on inputs of `shape` (bias and padding
-    mode as the module computes them), v (1, *shape) its right singular vector after `n_iter` power steps from v."""
+    """(σ, v): σ = ⟨u, A v⟩ with grad in the weights, A the layer's linear part on inputs of `shape` (bias and
+    padding mode as the module computes them), v (1, *shape) its right singular vector after `n_iter` power
+    steps from v."""
     if isinstance(m, nn.Linear): A = lambda t: F.linear(t, m.weight)
     elif hasattr(m, '_conv_forward'): A = lambda t: m._conv_forward(t, m.weight, None)   # its padding mode, no bias
     else: A = lambda t: m(t) - m(torch.zeros_like(t))
@@ -743,15 +749,17 @@ def _power_sigma(m:nn.Module, shape:tuple, v:Tensor, n_iter:int) -> tuple[Tensor
 
 class CertifiedMargin(Regularizer):
     """Certified-margin training (Tsuzuku et al. 2018; Leino et al. 2021, GloRo): cross-entropy on the worst-case
-    logits z̃_j = z_j + ε L_yj (j ≠ y), L_yj = ‖w_y − w_j‖₂ K, K the product of the feature map's layer norms (one
-    persistent power step per layer and call) times its constant factors (pooling), as the certificate computes them.
-    variant 'ce': CE(z̃, y); 'trades': KL(softmax z ‖ softmax z̃). ε ramps linearly over the first `ramp` training calls.
-    A training-time bound: it steers the optimizer and is never reported (the certificate recomputes every number)."""
+    logits z̃_j = z_j + ε L_yj (j ≠ y), L_yj = ‖w_y − w_j‖₂ K, K the product of the feature map's layer
+    norms (one persistent power step per layer and call) times its constant factors (pooling), as the certificate
+    computes them. variant 'ce': CE(z̃, y); 'trades': KL(softmax z ‖ softmax z̃). ε ramps linearly over the first
+    `ramp` training calls. A training-time bound: it steers the optimizer and is never reported (the certificate
+    recomputes every number)."""
     def __init__(self, eps:float=1.58, variant:str='ce', ramp:int=0, n_iter:int=1):
         super().__init__()
         if not eps > 0: raise UserInputError(f"eps={eps!r}: the certified radius to train for must be > 0.")
         if variant not in ('ce', 'trades'): raise UserInputError(f"variant={variant!r}: use 'ce' or 'trades'.")
-        if int(ramp) < 0 or int(n_iter) < 1: raise UserInputError(f"ramp={ramp} must be ≥ 0 and n_iter={n_iter} ≥ 1.")
+        if int(ramp) < 0 or int(n_iter) < 1:
+            raise UserInputError(f"ramp={ramp} must be ≥ 0 and n_iter={n_iter} ≥ 1.")
         self.eps, self.variant, self.ramp, self.n_iter = float(eps), variant, int(ramp), int(n_iter)
         self._chain, self._v, self._t = None, {}, 0
 
@@ -833,8 +841,8 @@ def penalty(reg, model:nn.Module, x:Tensor, y:Tensor, logits:Tensor, idx:Tensor|
                                     "wrap it so that its forward returns the logits, e.g. `model(x)[0]`.")
     p = reg(model, x, y, logits, **({'idx': idx} if getattr(reg, 'needs_index', False) else {}))
     if not isinstance(p, Tensor) or p.dim() != 0:
-        raise UserInputError(f"{type(reg).__name__} returned {getattr(p, 'shape', type(p))}: a regularizer must return a "
-                         "scalar tensor (the batch mean).")
+        raise UserInputError(f"{type(reg).__name__} returned {getattr(p, 'shape', type(p))}: a regularizer must "
+                         "return a scalar tensor (the batch mean).")
     return p
 
 # %% ../nbs/05_regularizers.ipynb #1bcb7d5a

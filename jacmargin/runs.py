@@ -185,13 +185,15 @@ def run_model(cfg:Run, train) -> torch.nn.Module:
 
 def offset_cross_entropy(logits:Tensor, y:Tensor, offset:float=2.12132, temperature:float=0.25) -> Tensor:
     """Cross-entropy of the logits less `offset` on the true class, at `temperature` (times it): the loss orthogonium
-    trains its networks with (`LossXent`); offset √2 ε asks a 1-Lipschitz network for margins certified at radius ε."""
+    trains its networks with (`LossXent`); offset √2 ε asks a 1-Lipschitz network for margins certified at
+    radius ε."""
     z = (logits - offset * F.one_hot(y, logits.shape[1]).to(logits.dtype)) / temperature
     return F.cross_entropy(z, y) * temperature
 
 def hkr_loss(logits:Tensor, y:Tensor, alpha:float=0.99, min_margin:float=1.) -> Tensor:
-    """deel-torchlip's multiclass HKR loss on integer labels: `alpha` × the hinge asking z_y ≥ min_margin / 2 ≥ −z_j,
-    minus (1 − alpha) × the Kantorovich-Rubinstein term (its tutorial: alpha 0.99, min_margin 0.25)."""
+    """deel-torchlip's multiclass HKR loss on integer labels: `alpha` × the hinge asking
+    z_y ≥ min_margin / 2 ≥ −z_j, minus (1 − alpha) × the Kantorovich-Rubinstein term (its tutorial: alpha 0.99,
+    min_margin 0.25)."""
     try: from deel.torchlip.functional import hkr_multiclass_loss
     except ImportError as e:
         raise UserInputError(f"loss 'hkr' is deel-torchlip's: `pip install deel-torchlip` first ({e}).") from None

@@ -257,7 +257,8 @@ def _c1_triples(d:int) -> Tensor:
     return torch.tensor([(a, c, b) for a in range(d + 1) for c in range(a, d) for b in range(c + 1, d + 1)])
 
 def condition_c1(weights:list, x:Tensor) -> tuple:
-    "C1 ratios ‖Π_{c+1}^b D_iW_i‖_F ‖Π_a^c D_iW_i‖_F / (√h_c ‖Π_a^b D_iW_i‖_F): (B, T), and their (a, c, b): (T, 3)."
+    """C1 ratios ‖Π_{c+1}^b D_iW_i‖_F ‖Π_a^c D_iW_i‖_F / (√h_c ‖Π_a^b D_iW_i‖_F): (B, T),
+    and their (a, c, b): (T, 3)."""
     x = x.flatten(1)
     Ws, d, B = [w.to(x) for w in weights], len(weights), len(x)
     _, ds = _levels(Ws, x)
@@ -276,14 +277,16 @@ def condition_c1(weights:list, x:Tensor) -> tuple:
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5f0a000a
 def c1_cases(triples:Tensor) -> dict:
-    "Masks (T,) of C1's triples: all a ≤ c ≤ b−1 (Fig. 6 left), a < c < b (Thm 1), a < c < b−1, c = a or c = b−1."
+    """Masks (T,) of C1's triples: all a ≤ c ≤ b−1 (Fig. 6 left), a < c < b (Thm 1), a < c < b−1,
+    c = a or c = b−1."""
     a, c, b = triples.T
     return {'all': torch.ones_like(a, dtype=torch.bool), 'theorem': a < c, 'interior': (a < c) & (c < b - 1),
             'edge': (c == a) | (c == b - 1)}
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5f0a000d
 def condition_c2(weights:list, x:Tensor, deltas, scale:str='rms') -> Tensor:
-    "C2: the fraction of units of each hidden level k with |z_k,i| ≤ δ·s_k, (B, d−1, len(deltas)); s_k = 1 or RMS(z_k)."
+    """C2: the fraction of units of each hidden level k with |z_k,i| ≤ δ·s_k, (B, d−1, len(deltas));
+    s_k = 1 or RMS(z_k)."""
     if scale not in ('rms', 'raw'): raise UserInputError(f"scale={scale!r}: use 'rms' or 'raw'.")
     x = x.flatten(1)
     zs, _ = _levels(weights, x)
@@ -296,7 +299,8 @@ def condition_c2(weights:list, x:Tensor, deltas, scale:str='rms') -> Tensor:
 
 # %% ../../nbs/22_neyshabur2017.ipynb #5f0a000e
 def c2_constant(frac:Tensor, deltas, min_frac:float=0.01) -> Tensor:
-    "The smallest C2 with frac(δ) ≤ C2·δ at the grid's δ where frac ≥ `min_frac` (resolved): (..., n) → (...)."
+    """The smallest C2 with frac(δ) ≤ C2·δ at the grid's δ where frac ≥ `min_frac` (resolved):
+    (..., n) → (...)."""
     dl = torch.as_tensor(deltas, dtype=frac.dtype, device=frac.device)
     return torch.where(frac >= min_frac, frac / dl, torch.zeros_like(frac)).amax(-1)
 
@@ -449,7 +453,8 @@ def _c1_panel(ax, D:dict, net:str, case:str, title:str):
     ax.set_title(f'{title} ({_NETS[net]})', fontsize=8)
 
 def _c2_panel(ax, D:dict, net:str, deltas, title:str, zoom:float|None=None):
-    "C2: fraction of units with |z_k,i| ≤ δ·RMS(z_k) against δ, one line per hidden level k (Fig. 5 middle, Fig. 7)."
+    """C2: fraction of units with |z_k,i| ≤ δ·RMS(z_k) against δ, one line per hidden level k
+    (Fig. 5 middle, Fig. 7)."""
     f, dl, cmap = np.asarray(D[net]['c2']), np.asarray(deltas), plt.get_cmap('viridis')
     for k, fk in enumerate(f): ax.plot(dl, fk, color=cmap(k / max(len(f) - 1, 1)), lw=1,
                                        label=f'level {k + 1}' if k in (0, len(f) - 1) else None)

@@ -43,7 +43,8 @@ def _options(cfg, extra:dict) -> tuple:
     root = extra.pop('root', None)
     fields = {f.name for f in dataclasses.fields(cfg)}
     if bad := sorted(set(extra) - fields):
-        raise UserTypeError(f"Unknown option(s) {bad}: use `root=` or fields of {type(cfg).__name__}: {sorted(fields)}.")
+        raise UserTypeError(f"Unknown option(s) {bad}: use `root=` or fields of {type(cfg).__name__}: "
+                            f"{sorted(fields)}.")
     return replace(cfg, **{k: tuple(v) if isinstance(v, list) else v for k, v in extra.items()}), root
 
 def _layers(model_kw) -> int:

@@ -39,7 +39,8 @@ class Zoo:
     n_test: int = 0                  # 0: the whole official test set
     target_loss: float = 0.01        # stop once the training cross-entropy is below it (Jiang et al.)
     max_epochs: int = 200            # the cap (a run that hits it is kept, `reached=False`)
-    max_steps: int = 0               # > 0: the cap in optimizer steps instead (epochs = ⌈max_steps / batches/epoch⌉)
+    # > 0: the cap in optimizer steps instead (epochs = ⌈max_steps / batches/epoch⌉)
+    max_steps: int = 0
     decay: float = 0.                # > 0: the learning rate drops 10× after this fraction of the cap (0: constant)
     n_margin: int = 50               # training points for the margin bounds, score and attack
     measure_kw: tuple = ()           # options of `compute_measures` (sharpness steps, PAC-Bayes draws, ...)
@@ -61,8 +62,8 @@ def zoo_points(cfg:Zoo) -> list[dict]:
 def _paired(cfg:Zoo, pts:list) -> list:
     """The fraction of `pts` that keeps, for each point of the other axes, the settings j and 2^m − 1 − j of the m
     `paired` axes — a setting and its complement, so every value of every paired axis appears once per point of the
-    others — with j = 0, 1, …, 2^(m−1) − 1, 0, … counted within each stratum of `cfg.strata` (product order), so the
-    combinations of the paired axes are balanced within the strata too."""
+    others — with j = 0, 1, …, 2^(m−1) − 1, 0, … counted within each stratum of `cfg.strata` (product order),
+    so the combinations of the paired axes are balanced within the strata too."""
     vals = dict(cfg.axes)
     if bad := [a for a in cfg.paired if len(vals.get(a, ())) != 2]:
         raise UserInputError(f"paired={cfg.paired}: {bad} are not two-valued axes of the grid ({list(vals)}).")
@@ -100,8 +101,8 @@ def zoo_config(cfg:Zoo, point:dict) -> Run:
     return Run(dataset=cfg.dataset, n_train=p['n_train'], n_test=cfg.n_test, label_noise=p['label_noise'],
                model=model, model_kw=kw, regs=regs, lr_pairs=_lr_pairs(cfg, p['lr'], p['n_train'], p['batch_size']),
                batch_size=p['batch_size'], weight_decay=p['weight_decay'], target_loss=cfg.target_loss,
-               stats=('accuracy', 'measures', 'local_margins' if cfg.local else 'margins'), n_stats=cfg.n_margin, measures=ZOO_MEASURES,
-               measure_kw=cfg.measure_kw, seed=p['seed'], margins_rev=cfg.margins_rev)
+               stats=('accuracy', 'measures', 'local_margins' if cfg.local else 'margins'), n_stats=cfg.n_margin,
+               measures=ZOO_MEASURES, measure_kw=cfg.measure_kw, seed=p['seed'], margins_rev=cfg.margins_rev)
 
 # %% ../../nbs/24_zoo.ipynb #95c7fe4d
 ZOO_MEASURES = tuple(k for k in MEASURES if k not in ('pac_bayes_kl_se', 'gamma_local'))   # pac SE: with the KL
@@ -111,11 +112,13 @@ SIGNS = {**{k: 1 for k in MEASURES if k != 'pac_bayes_kl_se'}, 'margin': -1, 'ma
          'gamma_local': -1,
          'train_score_median': -1, 'train_gamma3_median': -1, 'train_gamma4_median': -1, 'train_attack_median': -1,
          'train_local_median': -1}
-LABELS = {'margin': 'margin γ (5th pct)', 'gamma_local': 'certified local margin (median)', 'margin_min': 'smallest margin', 'score_margin': 'score (5th pct)',
+LABELS = {'margin': 'margin γ (5th pct)', 'gamma_local': 'certified local margin (median)',
+          'margin_min': 'smallest margin', 'score_margin': 'score (5th pct)',
           'inv_margin_sq': '1/γ²', 'l2': 'ℓ2 / γ²', 'l1_path': 'ℓ1-path / γ²', 'l2_path': 'ℓ2-path / γ²',
           'spectral': 'spectral / γ²', 'sharpness': 'sharpness', 'pac_bayes_kl': 'PAC-Bayes KL',
-          'wei_ma_max': 'Wei-Ma max', 'wei_ma_mean': 'Wei-Ma mean', 'jac_spectral_max': 'max ‖J‖₂',
-          'jac_spectral_mean': 'mean ‖J‖₂', 'jac_frobenius_max': 'max ‖J‖_F', 'jac_frobenius_mean': 'mean ‖J‖_F',
+          'wei_ma_max': 'Wei-Ma max', 'wei_ma_mean': 'Wei-Ma mean',
+          'jac_spectral_max': 'max ‖J‖₂', 'jac_spectral_mean': 'mean ‖J‖₂',
+          'jac_frobenius_max': 'max ‖J‖_F', 'jac_frobenius_mean': 'mean ‖J‖_F',
           'train_score_median': 'median score', 'train_gamma3_median': 'median γ3',
           'train_gamma4_median': 'median γ4', 'train_attack_median': 'median attack distance',
           'train_local_median': 'median γ_local'}
@@ -338,8 +341,9 @@ def stratified_tau(df:pd.DataFrame,                 # `zoo_frame` rows (e.g. `he
 
 # %% ../../nbs/24_zoo.ipynb #7a0e0002
 _FASHION_AXES = {'weight_decay': (0., 1e-4), 'jr': (0., 0.001, 0.003), 'n_train': (500, 1000)}   # why: see above
-ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion',   # with γ_local, like ZOO_CPU; its
-                          axes=tuple((a, _FASHION_AXES.get(a, v)) for a, v in ZOO_CPU.axes), margins_rev=0)  # margins as cached
+# with γ_local, like ZOO_CPU; its margins as cached
+ZOO_FASHION_CPU = replace(ZOO_CPU, dataset='fashion_mnist', name='zoo-fashion',
+                          axes=tuple((a, _FASHION_AXES.get(a, v)) for a, v in ZOO_CPU.axes), margins_rev=0)
 ZOO_FASHION_CPU_MARGINS = replace(ZOO_FASHION_CPU, local=False)   # as first measured: no γ_local, the fx-graph γ3
 ZOO_FASHION_SMOKE = replace(ZOO_SMOKE, dataset='fashion_mnist', name='zoo-fashion')
 ZOO_FASHION_PAPER = replace(ZOO_PAPER, dataset='fashion_mnist', name='zoo-fashion')
