@@ -9,7 +9,7 @@ __all__ = ['seed_everything', 'default_device', 'full_precision', 'reduced_preci
            'PerLayerJacobianRegularizer', 'LargeMarginRegularizer', 'WeiMaRegularizer', 'WeightDecay',
            'multiclass_hinge_loss', 'make_regularizer', 'compute_measures', 'jacobian_stats', 'MEASURES',
            'load_dataset', 'DATASETS', 'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError',
-           'UnsupportedModelError', 'make_model', 'MODELS', 'Learner', 'Run', 'run', 'run_grid']
+           'UserTypeError', 'UnsupportedModelError', 'make_model', 'MODELS', 'Learner', 'Run', 'run', 'run_grid']
 
 # %% ../nbs/16_api.ipynb #50073e29
 __version__ = "0.1.0"
@@ -38,8 +38,8 @@ from .regularizers import (JacobianRegularizer, SpectralJacobianRegularizer, Per
                                     LargeMarginRegularizer, WeiMaRegularizer, WeightDecay, multiclass_hinge_loss,
                                     make_regularizer)
 from .measures import compute_measures, jacobian_stats, MEASURES
-from .data import load_dataset, DATASETS, ArrayDataset, TensorLoader, JacmarginError, UserInputError
-from .core import UnsupportedModelError
+from .data import load_dataset, DATASETS, ArrayDataset, TensorLoader
+from .core import JacmarginError, UserInputError, UserTypeError, UnsupportedModelError
 from .models import make_model, MODELS
 from .learner import Learner
 from .runs import Run, run
@@ -64,5 +64,5 @@ _all_ = ['seed_everything', 'default_device', 'full_precision', 'reduced_precisi
          'WeiMaRegularizer', 'WeightDecay', 'multiclass_hinge_loss', 'make_regularizer', 'compute_measures',
          'jacobian_stats', 'MEASURES',
          'load_dataset', 'DATASETS', 'ArrayDataset', 'TensorLoader', 'JacmarginError', 'UserInputError',
-         'UnsupportedModelError',
+         'UserTypeError', 'UnsupportedModelError',
          'make_model', 'MODELS', 'Learner', 'Run', 'run', 'run_grid']

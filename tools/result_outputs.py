@@ -8,7 +8,11 @@ notebook, so a stale one would show an old result; `tools/check_docs.py` also ch
     python tools/result_outputs.py --write    # re-run them and save the fresh outputs (then commit)
     python tools/result_outputs.py --write nbs/index.ipynb   # only these notebooks
 
-Only these cells run (in the notebook's folder, with `Path`, `pd`, `display`, `Image` / `ShowImage`, `Markdown` and
+The notebooks a reader meets first (`WHOLE`: nbs/index.ipynb, whose code cells README.md shows, and the tutorial) are
+checked whole: every code cell runs in order, as the reader would run them, and each cell's saved outputs (its
+printed text and displayed results; warnings and progress bars on stderr aside) must be what the code gives today.
+
+Elsewhere only the result cells run (in the notebook's folder, with `Path`, `pd`, `display`, `Image` / `ShowImage`, `Markdown` and
 the public names of the notebook's own module defined), so the check takes seconds. A result cell imports nothing:
 docs processing runs every cell that imports (nbdev), in another folder, and would replace its output. Exit code 1
 when a saved output differs from what the committed files give.
@@ -59,11 +63,39 @@ def run_cell(src:str, module:str|None=None) -> list:
         return out
     finally: os.chdir(cwd)
 
+WHOLE = ('index.ipynb', 'tutorial.ipynb')   # checked whole: every code cell, in order
+
+def run_all(cells:list) -> list:
+    "The outputs of every code cell of `cells`, run in order in one shell in the notebooks' folder."
+    cwd, outs = os.getcwd(), []
+    os.chdir(NBS)
+    try:
+        sh = CaptureShell()
+        sh.run("import os; os.environ.setdefault('MPLBACKEND', 'Agg')")
+        for c in cells:
+            outs.append(sh.run(''.join(c['source'])))
+            if sh.exc: raise RuntimeError(f"the cell failed: {sh.exc!r}\n{''.join(c['source'])}")
+        return outs
+    finally: os.chdir(cwd)
+
+def _shown(outputs:list) -> list:
+    "The outputs a reader sees as results: all but stderr streams (warnings, progress bars)."
+    return _norm([o for o in outputs if not (o.get('output_type') == 'stream' and o.get('name') == 'stderr')])
+
 def main(write:bool=False, notebooks=()) -> int:
     stale = []
     paths = [Path(n).resolve() for n in notebooks] or sorted(NBS.glob('*.ipynb'))
     for p in paths:
         nb = json.loads(p.read_text(encoding='utf-8'))
+        if p.name in WHOLE:
+            cells = [c for c in nb['cells'] if c['cell_type'] == 'code']
+            for c, fresh in zip(cells, run_all(cells)):
+                if _shown(fresh) != _shown(c.get('outputs', [])):
+                    stale.append(f"{p.name} cell {c.get('id')}: {''.join(c['source']).splitlines()[0][:70]}")
+                    c['outputs'] = fresh
+            if write and any(s.startswith(p.name) for s in stale):
+                p.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n', encoding='utf-8')
+            continue
         cells = result_cells(nb)
         for c in cells:
             fresh = run_cell(''.join(c['source']), module_of(nb))
@@ -73,8 +105,10 @@ def main(write:bool=False, notebooks=()) -> int:
         if write and cells and any(s.startswith(p.name) for s in stale):
             p.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n', encoding='utf-8')
     for s in stale: print(('rewritten: ' if write else 'stale saved output: ') + s)
-    n = sum(len(result_cells(json.loads(p.read_text(encoding='utf-8')))) for p in paths)
-    print(f"{n} result cells, {len(stale)} {'rewritten' if write else 'stale'}")
+    n = sum(len(result_cells(json.loads(p.read_text(encoding='utf-8')))) for p in paths if p.name not in WHOLE)
+    w = [p.name for p in paths if p.name in WHOLE]
+    print(f"{n} result cells" + (f" and the whole of {', '.join(w)}" if w else '') +
+          f", {len(stale)} {'rewritten' if write else 'stale'}")
     if stale and not write:
         print("Fix: python tools/result_outputs.py --write && nbdev_clean, then commit the notebooks.")
     return 1 if stale and not write else 0
