@@ -774,7 +774,11 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
                  sharp:bool=False,      # also the deviation certificate (not where the program moves its samples)
                  radial:int=0           # > 0: then the bounds summed along the radius, `radial` pieces up to the
                 ) -> Tensor:            #      bisection's radius and 2 steps past it (up to radial + 2 passes more)
-    "(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always)."
+    """(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always). The
+    certificate is for the model's function in real arithmetic, less an allowance for rounding the logits (float64
+    spacing, and a float32 model's own, scaled by the logits' size); it does not cover the rounding of intermediate
+    values much larger than the logits (a logit computed as a small difference of large activations), where the
+    model's own float arithmetic can change the class inside the radius."""
     if not isinstance(radial, int) or radial < 0: raise UserInputError(f"radial must be an int >= 0, got {radial!r}.")
     out = []
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):

@@ -429,7 +429,9 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
                        ) -> dict:
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
     with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3),
-    and with `sharp` too gamma_local_sharp (`local_margin(..., sharp=True)`, a bound ≥ gamma3)."""
+    and with `sharp` too gamma_local_sharp (`local_margin(..., sharp=True)`, a bound ≥ gamma3). The bounds hold for
+    the model's function in real arithmetic less an allowance for rounding the logits; not for intermediate values
+    much larger than the logits cancelling (see `local_margin`)."""
     x = check_batch(x, allow_empty=False, finite=True)
     check_model_input(model, x)
     warn_pixel_range(x)
