@@ -88,7 +88,9 @@ def _finish(x:Tensor, y, name:str, normalize:str='unit', scale:float=255.) -> Ar
         m, s = (torch.tensor(v, dtype=x.dtype).view(1, -1, *([1] * (x.dim() - 2))) for v in DATASET_STATS[name])
         x = (x - m) / s
     elif normalize != 'unit': raise UserInputError(f"normalize must be 'unit' or 'standard', got {normalize!r}.")
-    return ArrayDataset(x, torch.from_numpy(np.array(y, np.int64)), CLASS_NAMES.get(name, ()), name)
+    labels = (y.detach().to(torch.int64, copy=True) if isinstance(y, Tensor)      # a tensor as it is (NumPy 2 warns
+              else torch.from_numpy(np.array(y, np.int64)))                         # when it converts one)
+    return ArrayDataset(x, labels, CLASS_NAMES.get(name, ()), name)
 
 # %% ../nbs/10_data.ipynb #2d0d64ee
 def read_idx(path, ndim:int|None=None, dims:Sequence|None=None) -> np.ndarray:
