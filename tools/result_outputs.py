@@ -8,8 +8,8 @@ notebook, so a stale one would show an old result; `tools/check_docs.py` also ch
     python tools/result_outputs.py --write    # re-run them and save the fresh outputs (then commit)
     python tools/result_outputs.py --write nbs/index.ipynb   # only these notebooks
 
-The notebooks a reader meets first (`WHOLE`: nbs/index.ipynb, whose code cells README.md shows, and the tutorial) are
-checked whole: every code cell runs in order, as the reader would run them, and each cell's saved outputs (its
+The notebook a reader meets first (`WHOLE`: nbs/index.ipynb, whose code cells README.md shows) is checked whole:
+every code cell runs in order, as the reader would run them, and each cell's saved outputs (its
 printed text and displayed results; warnings and progress bars on stderr aside) must be what the code gives today.
 
 Elsewhere only the result cells run (in the notebook's folder, with `Path`, `pd`, `display`, `Image` / `ShowImage`, `Markdown` and
@@ -63,7 +63,9 @@ def run_cell(src:str, module:str|None=None) -> list:
         return out
     finally: os.chdir(cwd)
 
-WHOLE = ('index.ipynb', 'tutorial.ipynb')   # checked whole: every code cell, in order
+# checked whole: every code cell, in order. Not the tutorial: it trains in float32, and its printed losses and
+# measures differ between environments in the last digits (a fresh venv gave other values than the one it was saved in)
+WHOLE = ('index.ipynb',)
 
 def run_all(cells:list) -> list:
     "The outputs of every code cell of `cells`, run in order in one shell in the notebooks' folder."
