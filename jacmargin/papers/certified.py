@@ -15,15 +15,15 @@ from ..runs import Run, run, reg_spec, CERT_EPS
 from ..experiment import run_grid, pick_scale, write_results, save_csv, markdown_table, ResultCache
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'M158', 'SHORT', 'CERT_CPU', 'CERT_PAPER', 'CERT_SMOKE', 'EXPERIMENTS', 'CertMNIST', 'cert_configs',
-           'cert_table', 'plot_vra', 'certified_mnist']
+__all__ = ['PUBLISHED', 'CERT_CPU', 'CERT_PAPER', 'CERT_SMOKE', 'EXPERIMENTS', 'CertMNIST', 'cert_configs', 'cert_table',
+           'plot_vra', 'certified_mnist']
 
 # %% ../../nbs/25_certified.ipynb #c8572047
 PUBLISHED = pd.DataFrame([dict(method='BCP (Lee et al. 2020)', eps=1.58, clean_acc=92.41, vra=47.95),
                           dict(method='Wong et al. (2018)', eps=1.58, clean_acc=88.39, vra=43.95)])
 
-M158 = round(math.sqrt(2) * 1.58, 4)   # the logit margin that certifies ε = 1.58 on a 1-Lipschitz network (L_yj ≤ √2)
-SHORT = (('lr_pairs', ((1e-3, 4),)),)  # the 4-epoch budget of the first CPU table (those networks stay cached)
+_M158 = round(math.sqrt(2) * 1.58, 4)   # the logit margin that certifies ε = 1.58 on a 1-Lipschitz network (L_yj ≤ √2)
+_SHORT = (('lr_pairs', ((1e-3, 4),)),)  # the 4-epoch budget of the first CPU table (those networks stay cached)
 
 @dataclass(frozen=True)
 class CertMNIST:
@@ -33,14 +33,14 @@ class CertMNIST:
     rows: tuple = (('certified-margin 1.58', 'cnn_4c3f', (('act', 'minmax'),),
                     (reg_spec('certified', 1., eps=1.58, ramp=470),), ()),
                    ('deel-torchlip HKR', 'deel_mnist', (), (),
-                    (('loss', 'hkr'), ('loss_kw', (('alpha', 0.99), ('min_margin', M158))))),
+                    (('loss', 'hkr'), ('loss_kw', (('alpha', 0.99), ('min_margin', _M158))))),
                    ('orthogonium AOC', 'aoc_4c3f', (), (),
-                    (('loss', 'offset_cce'), ('loss_kw', (('offset', M158), ('temperature', 0.25))))),
-                   ('plain', 'cnn_4c3f', (('act', 'minmax'),), (), SHORT),
-                   ('certified-margin 1.58', 'paper_cnn', (), (reg_spec('certified', 1., eps=1.58, ramp=235),), SHORT),
-                   ('plain', 'paper_cnn', (), (), SHORT),
-                   ('weight decay', 'paper_cnn', (), (('wd', 1e-4),), SHORT),
-                   ('Jacobian R_F', 'paper_cnn', (), (reg_spec('jr', 0.1, method='one_hot'),), SHORT))
+                    (('loss', 'offset_cce'), ('loss_kw', (('offset', _M158), ('temperature', 0.25))))),
+                   ('plain', 'cnn_4c3f', (('act', 'minmax'),), (), _SHORT),
+                   ('certified-margin 1.58', 'paper_cnn', (), (reg_spec('certified', 1., eps=1.58, ramp=235),), _SHORT),
+                   ('plain', 'paper_cnn', (), (), _SHORT),
+                   ('weight decay', 'paper_cnn', (), (('wd', 1e-4),), _SHORT),
+                   ('Jacobian R_F', 'paper_cnn', (), (reg_spec('jr', 0.1, method='one_hot'),), _SHORT))
     dataset: str = 'mnist'
     n_train: int = 0                 # 0: all 60 000
     epochs: int = 12
