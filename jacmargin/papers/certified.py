@@ -40,7 +40,9 @@ class CertMNIST:
                    ('certified-margin 1.58', 'paper_cnn', (), (reg_spec('certified', 1., eps=1.58, ramp=235),), _SHORT),
                    ('plain', 'paper_cnn', (), (), _SHORT),
                    ('weight decay', 'paper_cnn', (), (('wd', 1e-4),), _SHORT),
-                   ('Jacobian R_F', 'paper_cnn', (), (reg_spec('jr', 0.1, method='one_hot'),), _SHORT))
+                   ('Jacobian R_F', 'paper_cnn', (), (reg_spec('jr', 0.1, method='one_hot'),), _SHORT),
+                   ('LM (Sokolić 2016)', 'paper_cnn', (), (reg_spec('lm', 0.1, vectors='all'),
+                                                           reg_spec('wd_classifier', 1e-3)), _SHORT))
     dataset: str = 'mnist'
     n_train: int = 0                 # 0: all 60 000
     epochs: int = 12
