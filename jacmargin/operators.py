@@ -21,8 +21,8 @@ from .core import UserInputError, UserTypeError
 
 # %% auto #0
 __all__ = ['ROUND_UP', 'dense_operator', 'conv_norm_circular', 'conv_frobenius', 'conv_norm_partial_fourier',
-           'conv_norm_certified', 'operator_norm', 'conv_norm_gathered', 'kernel_reshape_norm',
-           'operator_frobenius_norm', 'weight_frobenius_norm', 'torch_layer', 'fold_batchnorm']
+           'conv_norm_certified', 'operator_norm', 'conv_norm_gathered', 'gram_norm', 'conv_norm_gram',
+           'kernel_reshape_norm', 'operator_frobenius_norm', 'weight_frobenius_norm', 'torch_layer', 'fold_batchnorm']
 
 # %% ../nbs/02_operators.ipynb #4a494123
 _CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
@@ -464,6 +464,109 @@ def conv_norm_gathered(w:Tensor,            # the kernel (O, C/groups, *k)
     mult = max([int(torch.bincount(c[c < n]).max()) for c in idx.T if bool((c < n).any())] or [1])
     # a position read by `mult` outputs
     return _taps_norm(idx, n, K, idx.shape[1] ** 2 * mult * max(K.shape[-2:])), fro
+
+# %% ../nbs/02_operators.ipynb #ab4db5a5
+def _gram_chain(f:list, prod_err:list, div_err:list, last:Tensor) -> Tensor:
+    """σ₁ of the start of a rounded Gram iteration, bounded by a backward recursion over its levels (detached):
+    f[t] the scalar the level-t iterate was divided by, prod_err[t] ≥ ‖fl(HᴴH) − HᴴH‖₂, div_err[t] ≥ the division's
+    rounding (‖fl(A / f) − A / f‖₂ / ... as a norm of the stored iterate), `last` ≥ σ₁ of the stored last iterate."""
+    b = last
+    for t in reversed(range(len(prod_err))):                    # s_t² ≤ f_{t+1} (s_{t+1} + δ_{t+1}) + e_t
+        b = torch.sqrt(f[t + 1] * (b + div_err[t + 1]) + prod_err[t])
+    return f[0] * (b + div_err[0])
+
+def _gram_input(M, what:str) -> Tensor:
+    if not isinstance(M, Tensor): raise UserTypeError(f"{what} needs a tensor, got {type(M).__name__}.")
+    if not (M.is_floating_point() or M.is_complex()):
+        raise UserTypeError(f"{what} needs a floating or complex tensor, got {M.dtype}: convert it, e.g. `.double()`.")
+    if M.device.type == 'meta' or not bool(torch.isfinite(M).all()):
+        raise UserInputError(f"{what}: the tensor holds no finite values (meta, nan or inf): pass finite weights.")
+    return M.to(torch.complex128 if M.is_complex() else torch.float64)
+
+def gram_norm(M:Tensor,      # matrices (..., a, b), real or complex, any float dtype (computed in float64)
+              n_iter:int=8   # Gram steps T: the bound ‖G_T‖_F^(1/2^T)
+             ) -> Tensor:
+    """Certified upper bound of σ₁ of each matrix of M (shape ...), by Gram iteration (Delattre et al. 2023),
+    differentiable in M; rounding of the float64 arithmetic included."""
+    if isinstance(M, Tensor) and (M.ndim < 2 or 0 in M.shape[-2:]):
+        raise UserInputError(f"gram_norm needs matrices (..., a, b) with a, b >= 1, got shape {tuple(M.shape)}.")
+    if int(n_iter) < 1: raise UserInputError(f"n_iter={n_iter}: at least one Gram step is needed.")
+    H = _gram_input(M, 'gram_norm')
+    if H.shape[-1] > H.shape[-2]: H = H.mH                       # the Gram of the smaller side
+    cx, tiny = H.is_complex(), torch.finfo(torch.float64).tiny
+    u = _U * (3 if cx else 1) / (1 - 3 * _U)                     # a complex entry divided by a real
+    fro = lambda A: torch.linalg.matrix_norm(A)                  # Frobenius, rounded up below by γ of its terms
+    up = lambda A: 1 + _gamma(2 * A.shape[-1] * A.shape[-2] + 2)
+    fs, pe, de, log_s = [], [], [], 0.
+    for t in range(int(n_iter) + 1):
+        f = fro(H).clamp_min(tiny)
+        H = H / f[..., None, None]
+        fH = fro(H.detach()) * up(H)
+        fs.append(f.detach()); de.append(u * fH)
+        if t == n_iter: break
+        log_s = 2 * (log_s + torch.log(f))
+        pe.append(_gamma(2 * H.shape[-2] + 2 if cx else H.shape[-2]) * fH ** 2)
+        H = H.mH @ H
+    value = torch.exp((log_s + torch.log(f)) / 2 ** n_iter)      # ‖G_T‖_F^(1/2^T), with its gradient
+    cert = _gram_chain(fs, pe, de, fH) * (1 + ROUND_UP)
+    return torch.where(value.detach() > 0, value * (cert / value.detach().clamp_min(1e-300)), cert)
+
+# %% ../nbs/02_operators.ipynb #30c6c791
+def _self_corr(K:Tensor, groups:int) -> Tensor:
+    """Kernel (O, O/g, *(2k-1)) of W Wᵀ (up to a translation, a unitary change of basis) for the convolution W on Z^d
+    with kernel K (O, C/g, *k) in g groups, by the FFT on a (2k-1)-grid (no wrap): each group's (O/g, O/g) block."""
+    O, Cg, *k = K.shape
+    grid, dims = [2 * kk - 1 for kk in k], tuple(range(3, 3 + len(k)))
+    A = torch.fft.rfftn(K.reshape(groups, O // groups, Cg, *k), s=grid, dim=dims)   # (g, O/g, C/g, *freqs)
+    R = torch.fft.irfftn(torch.einsum('gac...,gbc...->gab...', A, A.conj()), s=grid, dim=dims)
+    return torch.roll(R, [kk - 1 for kk in k], dims).reshape(O, O // groups, *grid)  # the support made contiguous
+
+def _adjoint_kernel(K:Tensor, groups:int) -> Tensor:
+    "Kernel (C, O/g, *k) of Wᵀ's channel map (Wᵀ up to a spatial flip, an orthogonal map: the same singular values)."
+    O, Cg, *k = K.shape
+    return K.reshape(groups, O // groups, Cg, *k).transpose(1, 2).reshape(groups * Cg, O // groups, *k)
+
+def _schur(A:Tensor, groups:int) -> Tensor:
+    "√(max row sum · max column sum) of |A| for the convolution with kernel A (O, C/g, *k) on Z^d: ≥ its norm."
+    a = A.abs().reshape(groups, A.shape[0] // groups, A.shape[1], -1)
+    return torch.sqrt(a.sum((2, 3)).amax() * a.sum((1, 3)).amax())
+
+def conv_norm_gram(w:Tensor,        # the kernel (O, C/groups, *k), 1-D to 3-D
+                   stride=1, dilation=1, groups:int=1,
+                   n_iter:int=5     # Gram steps T on the kernel (2^T (k - 1) + 1 taps per axis at the end)
+                  ) -> Tensor:
+    """Certified upper bound of the norm of the convolution with kernel `w` on every input size with zero padding (each
+    a restriction of the convolution on Z^d) or the circular convolution on the input grid, by Gram iteration on the
+    kernel (Delattre et al. 2024), differentiable in `w`; rounding included."""
+    if isinstance(w, Tensor) and w.ndim not in (3, 4, 5):
+        raise UserInputError(f"conv_norm_gram needs a kernel (O, C/groups, *k) of a 1-D to 3-D conv, got shape "
+                             f"{tuple(w.shape)}: pass `conv.weight`.")
+    if int(n_iter) < 1: raise UserInputError(f"n_iter={n_iter}: at least one Gram step is needed.")
+    K, d = _gram_input(w, 'conv_norm_gram'), w.ndim - 2
+    if K.is_complex(): raise UserTypeError("conv_norm_gram needs a real kernel.")
+    if int(groups) < 1 or K.shape[0] % groups:
+        raise UserInputError(f"groups={groups} must divide the {K.shape[0]} output channels.")
+    stride, dilation = (_ntuple(d)(v) for v in (stride, dilation))
+    K = _polyphase(_dilate(K, dilation), stride)
+    if K.shape[0] // groups > K.shape[1]: K = _adjoint_kernel(K, groups)   # the Gram of the smaller side
+    u, tiny = _U / (1 - _U), torch.finfo(torch.float64).tiny
+    fs, pe, de, log_s = [], [], [], 0.
+    for t in range(int(n_iter) + 1):
+        f = K.norm().clamp_min(tiny)
+        K = K / f
+        S = _schur(K.detach(), groups) * (1 + _gamma(K.numel() + 2))
+        fs.append(f.detach()); de.append(u * S)
+        if t == n_iter: break
+        log_s = 2 * (log_s + torch.log(f))
+        Og, k = K.shape[0] // groups, K.shape[2:]
+        N = math.prod(2 * kk - 1 for kk in k)                   # the FFT grid; ζ: a transform's normwise error
+        zeta = 10 * _U * max(math.log2(N), 1) / (1 - 10 * _U * max(math.log2(N), 1))
+        fro_err = 4 * (zeta + _gamma(4 * K.shape[1] + 4)) * math.sqrt(math.prod(k)) * (1 + _gamma(K.numel() + 2)) ** 2
+        pe.append(torch.tensor(math.sqrt(Og * N) * fro_err, dtype=torch.float64))   # Schur test of the error
+        K = _self_corr(K, groups)
+    value = torch.exp((log_s + torch.log(f * _schur(K, groups))) / 2 ** n_iter)   # Schur(K_T)^(1/2^T)
+    cert = _gram_chain(fs, pe, de, S) * (1 + ROUND_UP)
+    return torch.where(value.detach() > 0, value * (cert / value.detach().clamp_min(1e-300)), cert)
 
 # %% ../nbs/02_operators.ipynb #ead4a22d
 @measurement
