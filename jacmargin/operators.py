@@ -475,12 +475,16 @@ def _gram_chain(f:list, prod_err:list, div_err:list, last:Tensor) -> Tensor:
         b = torch.sqrt(f[t + 1] * (b + div_err[t + 1]) + prod_err[t])
     return f[0] * (b + div_err[0])
 
+def _with_gradient(value:Tensor, cert:Tensor) -> Tensor:
+    "The certified value `cert` carrying the gradient of the plain bound `value` (they differ by the allowance only)."
+    return torch.where(value.detach() > 0, value * (cert / value.detach().clamp_min(1e-300)), cert)
+
 def _gram_input(M, what:str) -> Tensor:
     if not isinstance(M, Tensor): raise UserTypeError(f"{what} needs a tensor, got {type(M).__name__}.")
     if not (M.is_floating_point() or M.is_complex()):
         raise UserTypeError(f"{what} needs a floating or complex tensor, got {M.dtype}: convert it, e.g. `.double()`.")
     if M.device.type == 'meta' or not bool(torch.isfinite(M).all()):
-        raise UserInputError(f"{what}: the tensor holds no finite values (meta, nan or inf): pass finite weights.")
+        raise UserInputError(f"{what}: the tensor is on the meta device or holds nan / inf: pass finite weights.")
     return M.to(torch.complex128 if M.is_complex() else torch.float64)
 
 def gram_norm(M:Tensor,      # matrices (..., a, b), real or complex, any float dtype (computed in float64)
@@ -508,8 +512,7 @@ def gram_norm(M:Tensor,      # matrices (..., a, b), real or complex, any float 
         pe.append(_gamma(2 * H.shape[-2] + 2 if cx else H.shape[-2]) * fH ** 2)
         H = H.mH @ H
     value = torch.exp((log_s + torch.log(f)) / 2 ** n_iter)      # ‖G_T‖_F^(1/2^T), with its gradient
-    cert = _gram_chain(fs, pe, de, fH) * (1 + ROUND_UP)
-    return torch.where(value.detach() > 0, value * (cert / value.detach().clamp_min(1e-300)), cert)
+    return _with_gradient(value, _gram_chain(fs, pe, de, fH) * (1 + ROUND_UP))
 
 # %% ../nbs/02_operators.ipynb #30c6c791
 def _self_corr(K:Tensor, groups:int) -> Tensor:
@@ -565,8 +568,7 @@ def conv_norm_gram(w:Tensor,        # the kernel (O, C/groups, *k), 1-D to 3-D
         pe.append(torch.tensor(math.sqrt(Og * N) * fro_err, dtype=torch.float64))   # Schur test of the error
         K = _self_corr(K, groups)
     value = torch.exp((log_s + torch.log(f * _schur(K, groups))) / 2 ** n_iter)   # Schur(K_T)^(1/2^T)
-    cert = _gram_chain(fs, pe, de, S) * (1 + ROUND_UP)
-    return torch.where(value.detach() > 0, value * (cert / value.detach().clamp_min(1e-300)), cert)
+    return _with_gradient(value, _gram_chain(fs, pe, de, S) * (1 + ROUND_UP))
 
 # %% ../nbs/02_operators.ipynb #ead4a22d
 @measurement
