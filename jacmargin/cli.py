@@ -32,9 +32,9 @@ EXPERIMENT_INFO = {
     'certified-mnist': _I(
         "Margins a network is trained to certify: the 4C3F MinMax network and the paper CNN on all of MNIST, certified-"
         "margin training against two 1-Lipschitz peers (deel-torchlip's HKR network, an orthogonium AOC network), "
-        "plain training, weight decay and the Jacobian regularizer, judged by the package's certificate at l2 radii "
-        "0.5, 1 and 1.58 (verified robust accuracy, attack accuracy, radius / attack).",
-        {'smoke': (), 'cpu': ('mnist',), 'paper': ('mnist',)}, {'smoke': 25, 'cpu': None, 'paper': None}),
+        "plain training, weight decay, the Jacobian and the LM regularizers, judged by the package's certificate at l2 "
+        "radii 0.5, 1 and 1.58 (verified robust accuracy, attack accuracy, radius / attack).",
+        {'smoke': (), 'cpu': ('mnist',), 'paper': ('mnist',)}, {'smoke': 25, 'cpu': 18712, 'paper': None}),
     'neyshabur2017-fig1': _I(
         "Neyshabur et al. 2017, Fig. 1-2: a VGG network trained to zero loss on true and on random CIFAR-10 labels at "
         "growing training-set sizes, with its norms, sharpness and PAC-Bayes curves.",
@@ -49,7 +49,7 @@ EXPERIMENT_INFO = {
     'neyshabur2017-fig3-mnist': _I(
         "Neyshabur et al. 2017, Fig. 3 on MNIST: the Fig. 1 MLP on 10 000 true-label images plus confusion sets of "
         "random-label images, trained to zero loss, with its norms, sharpness and PAC-Bayes curves.",
-        {'*': ('mnist',)}, {'smoke': 10, 'paper': None}),
+        {'*': ('mnist',)}, {'smoke': 10, 'paper': 416}),
     'neyshabur2017-fig4': _I(
         "Neyshabur et al. 2017, Fig. 4: two-layer perceptrons with 8 to 8192 hidden units trained to zero loss on "
         "MNIST, and their measures.", {'*': ('mnist',)}, {'smoke': 6, 'cpu': 285, 'paper': None}),
@@ -65,7 +65,7 @@ EXPERIMENT_INFO = {
         "Sokolić et al. 2016, Fig. 2: fully connected networks of 1 to 3 layers on MNIST and on CIFAR-10 reduced to "
         "784 dimensions, large-margin regularizer vs weight decay.",
         {'smoke': ('mnist', 'cifar10'), 'cpu': ('mnist',), 'paper': ('mnist', 'cifar10')},
-        {'smoke': 9, 'cpu': None, 'paper': None}),                # cpu: its MNIST half
+        {'smoke': 9, 'cpu': 10625, 'paper': None}),               # cpu: its MNIST half
     'sokolic2017-fig3': _I(
         "Sokolić et al. 2017, Fig. 3: fully connected networks of 2 to 4 layers on MNIST and CIFAR-10, Jacobian "
         "regularizer vs weight decay, by training-set size.",
@@ -82,7 +82,7 @@ EXPERIMENT_INFO = {
     'sokolic2017-table2-margins': _I(
         "Table II's test networks at 1000 and 5000 samples (the chosen factors, every seed) retrained with certified "
         "margins: median gamma3, certified local margin and attack distance, weight decay vs Jacobian regularizer.",
-        {'*': ('mnist',)}, {'smoke': 10, 'cpu': None, 'paper': None}),
+        {'*': ('mnist',)}, {'smoke': 10, 'cpu': 3325, 'paper': None}),
     'sokolic2017-table2-lared': _I(
         "Table II on LaRED hand gestures: the same CNN and protocol, tested on the training subjects and on four other "
         "subjects.", {'*': ('lared',)}, {'smoke': 3, 'paper': None}),
@@ -111,14 +111,14 @@ EXPERIMENT_INFO = {
         "generalization measure of the package and the certified local margin ranked by Kendall tau and granulated Psi "
         "against the gap (--scale cpu-margins: the same grid as first measured, without the local margin; cpu-v1: the "
         "first CPU grid; cpu-local: 96 of the cpu grid's networks, balanced).",
-        {'*': ('mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-margins': None, 'cpu-v1': None, 'cpu-local': None,
+        {'*': ('mnist',)}, {'smoke': 30, 'cpu': 11640, 'cpu-margins': None, 'cpu-v1': None, 'cpu-local': 2937,
                             'paper': None}),
     'zoo-fashion': _I(
         "The zoo on Fashion-MNIST (--scale cpu: weight decay, Jacobian factor and training-set size rescaled so the "
         "networks fit): a second environment, to ask whether a measure's ranking survives a change of "
         "data (Dziugaite et al. 2020); papers.zoo.robustness compares the two (--scale cpu-margins: the "
         "same grid as first measured, without the local margin).",
-        {'*': ('fashion_mnist',)}, {'smoke': 30, 'cpu': None, 'cpu-margins': None, 'paper': None}),
+        {'*': ('fashion_mnist',)}, {'smoke': 30, 'cpu': 19684, 'cpu-margins': None, 'paper': None}),
 }
 
 # %% ../nbs/30_cli.ipynb #a2b0aebe
