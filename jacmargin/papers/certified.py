@@ -73,8 +73,11 @@ CERT_SMOKE = replace(CertMNIST(), rows=(('certified-margin 1.58', 'paper_cnn', (
                      dataset='generated-mnist', n_train=256, n_test=64, epochs=1, lr_drop=0, n_stats=20)
 
 # %% ../../nbs/25_certified.ipynb #75c74850
+_SD = ('clean_acc', 'vra_1.58', 'radius_over_attack', 'local_over_attack')   # the columns given with their seeds' spread
+
 def cert_table(recs:list, names:list) -> pd.DataFrame:
-    "One row per (model, method): mean over seeds of the certified columns."
+    """One row per (model, method): mean over seeds of the certified columns; `<column>_sd` the seeds' sample standard
+    deviation of the columns in `_SD` (NaN for one seed)."""
     rows = []
     for (name, model), r in zip(names, recs):
         res = r['result']
@@ -86,8 +89,10 @@ def cert_table(recs:list, names:list) -> pd.DataFrame:
     g = pd.DataFrame(rows).groupby(['model', 'method'], sort=False)
     out = g.mean(numeric_only=True).drop(columns='seed').reset_index()
     out.insert(2, 'seeds', g.size().values)
+    sd = g[list(_SD)].std(ddof=1).reset_index(drop=True)
+    for c in _SD: out.insert(out.columns.get_loc(c) + 1, f'{c}_sd', sd[c].values)
     pct = [c for c in out if c.startswith(('clean', 'vra', 'attack'))]
-    return out.round({**{c: 2 for c in pct}, 'radius_over_attack': 3, 'local_over_attack': 3, 't_step_ms': 0})
+    return out.round({**{c: 2 for c in pct}, **{c: 3 for c in out if c.startswith(('radius', 'local'))}, 't_step_ms': 0})
 
 def plot_vra(table:pd.DataFrame):
     "Verified robust accuracy against ε, one line per (model, method), the clean accuracy at ε = 0."
