@@ -56,7 +56,8 @@ class CertMNIST:
 
 def cert_configs(cfg:CertMNIST) -> list:
     "[(row name, model, Run)] of the grid, in its order (the rows the conclusion rests on first)."
-    if cfg.epochs < 1 or cfg.seeds < 1: raise UserInputError(f"epochs={cfg.epochs}, seeds={cfg.seeds}: both must be >= 1.")
+    if cfg.epochs < 1 or cfg.seeds < 1:
+        raise UserInputError(f"epochs={cfg.epochs}, seeds={cfg.seeds}: both must be >= 1.")
     if not 0 <= cfg.lr_drop < cfg.epochs:
         raise UserInputError(f"lr_drop={cfg.lr_drop}: the epochs at lr / 10 must be >= 0 and < epochs={cfg.epochs}.")
     pairs = ((cfg.lr, cfg.epochs - cfg.lr_drop),) + (((cfg.lr / 10, cfg.lr_drop),) if cfg.lr_drop else ())
@@ -73,7 +74,7 @@ CERT_SMOKE = replace(CertMNIST(), rows=(('certified-margin 1.58', 'paper_cnn', (
                      dataset='generated-mnist', n_train=256, n_test=64, epochs=1, lr_drop=0, n_stats=20)
 
 # %% ../../nbs/25_certified.ipynb #75c74850
-_SD = ('clean_acc', 'vra_1.58', 'radius_over_attack', 'local_over_attack')   # the columns given with their seeds' spread
+_SD = ('clean_acc', 'vra_1.58', 'radius_over_attack', 'local_over_attack')   # given with their seeds' spread
 
 def cert_table(recs:list, names:list) -> pd.DataFrame:
     """One row per (model, method): mean over seeds of the certified columns; `<column>_sd` the seeds' sample standard
@@ -92,13 +93,15 @@ def cert_table(recs:list, names:list) -> pd.DataFrame:
     sd = g[list(_SD)].std(ddof=1).reset_index(drop=True)
     for c in _SD: out.insert(out.columns.get_loc(c) + 1, f'{c}_sd', sd[c].values)
     pct = [c for c in out if c.startswith(('clean', 'vra', 'attack'))]
-    return out.round({**{c: 2 for c in pct}, **{c: 3 for c in out if c.startswith(('radius', 'local'))}, 't_step_ms': 0})
+    return out.round({**{c: 2 for c in pct}, **{c: 3 for c in out if c.startswith(('radius', 'local'))},
+                      't_step_ms': 0})
 
 def plot_vra(table:pd.DataFrame):
     "Verified robust accuracy against ε, one line per (model, method), the clean accuracy at ε = 0."
     fig, ax = plt.subplots(figsize=(5.5, 3.5))
     for _, r in table.iterrows():
-        ax.plot([0, *CERT_EPS], [r.clean_acc, *[r[f'vra_{e:g}'] for e in CERT_EPS]], 'o-', label=f'{r.model}: {r.method}')
+        ax.plot([0, *CERT_EPS], [r.clean_acc, *[r[f'vra_{e:g}'] for e in CERT_EPS]], 'o-',
+                label=f'{r.model}: {r.method}')
     ax.scatter(PUBLISHED.eps, PUBLISHED.vra, marker='*', s=80, c='k', label='published (BCP, Wong et al.)', zorder=3)
     ax.set(xlabel='ℓ2 radius ε', ylabel='verified robust accuracy (%)', ylim=(0, 100))
     ax.legend(fontsize=7)
