@@ -45,6 +45,8 @@ def nets():
     yield 'orthogonium strided AOC (BCOP x RKO)/MaxMin, 1x28x28', nn.Sequential(
         AdaptiveOrthoConv2d(1, 16, 3, padding='same'), MaxMin(), AdaptiveOrthoConv2d(16, 16, 4, stride=2, padding=1),
         MaxMin(), nn.Flatten(), OrthoLinear(16 * 14 * 14, 10)), (1, 28, 28)
+    from orthogonium.layers.conv.SLL import SDPBasedLipschitzDense
+    yield 'orthogonium dense SLL, 16', nn.Sequential(SDPBasedLipschitzDense(16, 16, 32), nn.Linear(16, 10)), (16,)
 
 def main(out):
     lines = ['| network | bound | product of layer norms | ascent ‖J‖₂ | bound / ascent | s |', '|---|---|---|---|---|---|']

@@ -539,7 +539,87 @@ def _r_maxpool(ctx): return [(_only_dep(ctx), _one(_coverage(ctx)))]
 def _bmult(v:Tensor, out:Tensor) -> float: return math.sqrt(out.numel() / v.numel())   # broadcasting repeats entries
 
 # %% ../nbs/02b_certify.ipynb #b8b60390
-@_rule('add sub rsub', "a sum of the operands' bounds (|α| on the scaled one), √(copies) for a broadcast operand")
+_MONOTONE = {'relu': 1., 'sigmoid': .25, 'tanh': 1.}     # nondecreasing, every difference quotient in [0, s]
+
+def _scalar(a):
+    "A Python number (an `int` / `float` argument of the graph), else None."
+    return float(a) if isinstance(a, (int, float)) and not isinstance(a, bool) else None
+
+def _adjoint_residual(ctx):
+    """(x, k·s, a bound of ‖T^½K‖, branch nodes) where the node is x − k·KᵀTσ(Kx + b): k ≥ 0; K a stride-1 convolution
+    of x and Kᵀ the transposed convolution with the same kernel, padding, dilation and groups (its adjoint), or K a
+    product with a constant matrix (`mm` / `addmm`) and Kᵀ the product with its transpose; T a constant nonnegative
+    diagonal scaling (optional); σ in `_MONOTONE`; b constants added. Else None. The SDP-based Lipschitz layers (SLL) of
+    Araujo et al. (2023) are this block."""
+    n, env, dep = ctx.n, ctx.env, ctx.dep
+    if ctx.L is None or ctx.name not in ('add', 'sub') or len(n.args) != 2 or n.kwargs.keys() - {'alpha'}: return None
+    x, r = n.args
+    if not (isinstance(x, torch.fx.Node) and isinstance(r, torch.fx.Node) and dep[x] and dep[r]): return None
+    if not (env[x].shape == env[r].shape == ctx.out.shape): return None
+    k, branch = (-1. if ctx.name == 'sub' else 1.) * float(ctx.kwargs.get('alpha', 1.)), []   # out = x + k·r
+    one = lambda q: isinstance(q, torch.fx.Node) and q.op == 'call_function' and len(q.users) == 1
+    const = lambda a: not (isinstance(a, torch.fx.Node) and dep[a])
+    if one(r) and _opname(r) == 'mul' and len(r.args) == 2 and not r.kwargs:
+        c = [_scalar(a) for a in r.args]
+        if c[1] is not None and isinstance(r.args[0], torch.fx.Node): r, k = r.args[0], k * c[1]
+        elif c[0] is not None and isinstance(r.args[1], torch.fx.Node): r, k = r.args[1], k * c[0]
+        else: return None
+        branch.append(n.args[1])
+    k = -k                                                             # out = x − k·Kᵀ...: the rule needs k ≥ 0
+    if k < 0 or not one(r): return None
+    if _opname(r) == 'convolution' and r.args[6]:                      # Kᵀ: a transposed convolution
+        h, w, _, st, pd_, dl, _, op, g = r.args[:9]
+        if any(int(s) != 1 for s in st) or any(int(o) != 0 for o in op) or not const(w): return None
+    elif _opname(r) in ('mm', 'addmm') and len(r.args) == (3 if _opname(r) == 'addmm' else 2) and not r.kwargs:
+        h, w = r.args[-2:]                                             # h @ w (+ a constant bias)
+        if not (const(w) and (_opname(r) == 'mm' or const(r.args[0]))): return None
+    else: return None
+    branch.append(r)
+    t = None
+    if one(h) and _opname(h) == 'mul' and len(h.args) == 2 and not h.kwargs:   # T: a constant scaling, ≥ 0
+        a, b = h.args
+        if sum(const(v) for v in (a, b)) != 1: return None
+        a, tv = (b, a) if const(a) else (a, b)
+        t = torch.as_tensor(env[tv] if isinstance(tv, torch.fx.Node) else tv, dtype=torch.float64).detach().cpu()
+        if t.dim() >= env[h].dim() and t.shape[0] != 1: return None     # a scaling per row: not one T per sample
+        if not bool(torch.isfinite(t).all()) or bool((t < 0).any()): return None
+        if torch.broadcast_shapes(t.shape, env[a].shape) != env[a].shape: return None
+        t = t.expand(env[a].shape)[0]                                  # T's diagonal for one row
+        branch.append(h); h = a
+    if not (one(h) and _opname(h) in _MONOTONE and len(h.args) == 1): return None
+    s, q = _MONOTONE[_opname(h)], h.args[0]
+    branch.append(h)
+    while one(q) and _opname(q) == 'add' and len(q.args) == 2 and not q.kwargs and const(q.args[1]) \
+            and env[q].shape == env[q.args[0]].shape:
+        branch.append(q); q = q.args[0]                                # + b: a constant moves no difference
+    if not one(q) or q in ctx.folds: return None                       # (a batch norm folded into K: not Kᵀ's kernel)
+    if _opname(r) == 'convolution':
+        if not (_opname(q) == 'convolution' and not q.args[6] and q.args[0] is x): return None
+        _, w2, _, st2, pd2, dl2, _, _, g2 = q.args[:9]
+        if any(int(v) != 1 for v in st2) or list(pd2) != list(pd_) or list(dl2) != list(dl) or g2 != g: return None
+        if not const(w2) or not torch.equal(env[w], env[w2]): return None
+        K, scale = env[w2].detach().double(), 1.
+        if t is not None:                                              # T per channel: √T scales K's output channels
+            tc = t.reshape(t.shape[0], -1)
+            if bool((tc == tc[:, :1]).all()): K = K * tc[:, 0].sqrt().to(K.device).reshape(-1, *[1] * (K.dim() - 1))
+            else: scale = t.max().sqrt().item()
+        nK = conv_norm_certified(K, tuple(env[x].shape[2:]), st2, pd2, dl2, g2, False, tuple(env[q].shape[2:])) * scale
+    else:
+        off = 1 if _opname(q) == 'addmm' else 0
+        if not (_opname(q) in ('mm', 'addmm') and len(q.args) == off + 2 and q.args[off] is x and const(q.args[off + 1])
+                and (off == 0 or const(q.args[0]))): return None
+        M = env[q.args[off + 1]]                                       # x @ M: K = Mᵀ, and Kᵀ's matrix must be M ᵀ
+        if env[w].shape != M.T.shape or not torch.equal(env[w], M.T): return None
+        K = M.detach().double().T
+        if t is not None: K = K * t.sqrt().to(K.device)[:, None]
+        nK = torch.linalg.matrix_norm(K, 2).item() * (1 + ROUND_UP)
+    branch.append(q)
+    return x, k * s, nK, branch
+
+@_rule('add sub rsub', "a sum of the operands' bounds (|α| on the scaled one), √(copies) for a broadcast operand; "
+       "x − k·KᵀTσ(Kx + b) (k ≥ 0, Kᵀ the adjoint of a stride-1 convolution or a matrix K, T ≥ 0 diagonal, σ nondecreasing "
+       "with slope ≤ s): max(1, k·s·‖T^½K‖² − 1), its Jacobians I − k·(T^½K)ᵀD(T^½K) (0 ≤ D ≤ s) being symmetric with "
+       "spectrum in [1 − k·s·‖T^½K‖², 1]")
 def _r_add(ctx):
     terms = []
     alpha = abs(float(ctx.kwargs.get('alpha', 1.)))
@@ -548,7 +628,17 @@ def _r_add(ctx):
         if ctx.name == 'rsub': c = alpha if i == 0 else 1.
         else: c = 1. if i == 0 else alpha
         terms.append((a, _one(c * _bmult(v, ctx.out))))
-    return terms
+    adj = _adjoint_residual(ctx)
+    if adj is None: return terms
+    x, ks, nK, branch = adj
+    spec = max(1., ks * nK * nK * (1 + 4 * ROUND_UP) - 1) * (1 + ROUND_UP)
+    frob = math.exp(np.logaddexp.reduce([math.log(f[1]) + ctx.L[t][1] for t, f in terms]) - ctx.L[x][1])  # as a sum
+    for q in branch:                                                   # the branch's rows are this row now
+        if q in ctx.row_of: ctx.rows[ctx.row_of.pop(q)] = None
+    ctx.via.update(a for _, a in _dep_args(ctx) if a is not x)
+    f = _one(min(spec, float(np.exp(np.logaddexp.reduce([math.log(f[0]) + ctx.L[t][0] for t, f in terms]) - ctx.L[x][0]))), frob)
+    ctx.row('residual x − k·KᵀTσ(Kx + b)', f)
+    return [(x, f)]
 
 # %% ../nbs/02b_certify.ipynb #ce844b83
 @_rule('mul div', "a product with (quotient by) a constant c: max|c| (1 / min|c|), √(copies) when broadcast")
