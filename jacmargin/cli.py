@@ -34,7 +34,7 @@ EXPERIMENT_INFO = {
         "margin training against two 1-Lipschitz peers (deel-torchlip's HKR network, an orthogonium AOC network), "
         "plain training, weight decay, the Jacobian and the LM regularizers, judged by the package's certificate at l2 "
         "radii 0.5, 1 and 1.58 (verified robust accuracy, attack accuracy, radius / attack).",
-        {'smoke': (), 'cpu': ('mnist',), 'paper': ('mnist',)}, {'smoke': 25, 'cpu': 18712, 'paper': None}),
+        {'smoke': (), 'cpu': ('mnist',), 'paper': ('mnist',)}, {'smoke': 25, 'cpu': 27300, 'paper': None}),
     'neyshabur2017-fig1': _I(
         "Neyshabur et al. 2017, Fig. 1-2: a VGG network trained to zero loss on true and on random CIFAR-10 labels at "
         "growing training-set sizes, with its norms, sharpness and PAC-Bayes curves.",
