@@ -617,9 +617,9 @@ def _adjoint_residual(ctx):
     return x, k * s, nK, branch
 
 @_rule('add sub rsub', "a sum of the operands' bounds (|α| on the scaled one), √(copies) for a broadcast operand; "
-       "x − k·KᵀTσ(Kx + b) (k ≥ 0, Kᵀ the adjoint of a stride-1 convolution or a matrix K, T ≥ 0 diagonal, σ nondecreasing "
-       "with slope ≤ s): max(1, k·s·‖T^½K‖² − 1), its Jacobians I − k·(T^½K)ᵀD(T^½K) (0 ≤ D ≤ s) being symmetric with "
-       "spectrum in [1 − k·s·‖T^½K‖², 1]")
+       "x − k·KᵀTσ(Kx + b) (k ≥ 0, Kᵀ the adjoint of a stride-1 convolution or a matrix K, T ≥ 0 diagonal, σ "
+       "nondecreasing with slope ≤ s): max(1, k·s·‖T^½K‖² − 1), its Jacobians I − k·(T^½K)ᵀD(T^½K) (0 ≤ D ≤ s) being "
+       "symmetric with spectrum in [1 − k·s·‖T^½K‖², 1]")
 def _r_add(ctx):
     terms = []
     alpha = abs(float(ctx.kwargs.get('alpha', 1.)))
@@ -632,11 +632,11 @@ def _r_add(ctx):
     if adj is None: return terms
     x, ks, nK, branch = adj
     spec = max(1., ks * nK * nK * (1 + 4 * ROUND_UP) - 1) * (1 + ROUND_UP)
-    frob = math.exp(np.logaddexp.reduce([math.log(f[1]) + ctx.L[t][1] for t, f in terms]) - ctx.L[x][1])  # as a sum
+    summed = np.exp(np.logaddexp.reduce([np.log(f) + ctx.L[t] for t, f in terms], 0) - ctx.L[x])   # the sum rule's
     for q in branch:                                                   # the branch's rows are this row now
         if q in ctx.row_of: ctx.rows[ctx.row_of.pop(q)] = None
     ctx.via.update(a for _, a in _dep_args(ctx) if a is not x)
-    f = _one(min(spec, float(np.exp(np.logaddexp.reduce([math.log(f[0]) + ctx.L[t][0] for t, f in terms]) - ctx.L[x][0]))), frob)
+    f = _one(min(spec, float(summed[0])), float(summed[1]))          # spectral: the smaller; Frobenius: the sum
     ctx.row('residual x − k·KᵀTσ(Kx + b)', f)
     return [(x, f)]
 
