@@ -42,7 +42,11 @@ class CertMNIST:
                    ('weight decay', 'paper_cnn', (), (('wd', 1e-4),), _SHORT),
                    ('Jacobian R_F', 'paper_cnn', (), (reg_spec('jr', 0.1, method='one_hot'),), _SHORT),
                    ('LM (Sokolić 2016)', 'paper_cnn', (), (reg_spec('lm', 0.1, vectors='all'),
-                                                           reg_spec('wd_classifier', 1e-3)), _SHORT))
+                                                           reg_spec('wd_classifier', 1e-3)), _SHORT),
+                   ('certified-margin 0.5', 'cnn_4c3f', (('act', 'minmax'),),
+                    (reg_spec('certified', 1., eps=0.5, ramp=470),), ()),
+                   ('certified-margin 1', 'cnn_4c3f', (('act', 'minmax'),),
+                    (reg_spec('certified', 1., eps=1.0, ramp=470),), ()))
     dataset: str = 'mnist'
     n_train: int = 0                 # 0: all 60 000
     epochs: int = 12
