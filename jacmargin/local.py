@@ -15,6 +15,7 @@ from .core import (UserInputError, UserTypeError, UnsupportedModelError, model_d
 from .operators import ROUND_UP
 from .certify import (RULES, export_program, lipschitz_log_bounds, _Ctx, _ELEM, _ISO, _LIN, _MAXES, _MONO,
                                _MULTI, _NORMS, _RSS, _Refuse, _SKIP, _WEIGHTED, _bc, _nrm, _rows, _const_inputs, _fl,
+                               _folds,
                                _layout, _opname, _pairwise, _propagate, _same_program, _settled, _standard,
                                _standard_ids, _unwrap, _where)
 
@@ -61,17 +62,21 @@ class _Ball:
 
 # %% ../nbs/02c_local.ipynb #41ab7a26
 @patch
-def gfac(self:_Ball, n) -> dict:
-    "The global rule's spectral constant per input-dependent argument of node n (computed once, where needed)."
-    if n.name not in self.fc:
+def gfac(self:_Ball, n, fold:bool=False) -> dict:
+    """The global rule's spectral constant per input-dependent argument of node n (computed once, where needed); with
+    `fold`, of a Linear / Conv with the eval batch norm that alone reads it folded in (`certify._folds`): the
+    constant of the pair, for a ball pulled back through both (the batch norm's own is then 1)."""
+    key = n.name + ('|fold' if fold else '')
+    if key not in self.fc:
         S = getattr(self, 'ids', None)                # the moved values' layouts (the others: samples on axis 0)
-        try: terms = RULES[_opname(n)][0](_Ctx(n, self.env, self.dep, {}, set(), [], S))
+        folds, folded = _folds(self.g, True) if fold else ({}, set())
+        try: terms = RULES[_opname(n)][0](_Ctx(n, self.env, self.dep, folds, folded, [], S))
         except _Refuse as e: raise UnsupportedModelError(f"local_margin: {_where(n)}: {e.args[0]}.") from None
         rss, f = _opname(n) in _RSS, {}
         for t, c in terms:                # an argument used twice (`u + u`, `cat([h, h])`): its terms add up
             f[t.name] = math.hypot(f.get(t.name, 0.), float(c[0])) if rss else f.get(t.name, 0.) + float(c[0])
-        self.fc[n.name] = f
-    return self.fc[n.name]
+        self.fc[key] = f
+    return self.fc[key]
 
 @patch
 def call(self:_Ball, n, sub:dict, zero_consts:bool=False):
@@ -352,7 +357,20 @@ def bwd_node(self:_Ball, n, t) -> dict:
     if name in _WEIGHTED:
         pos, A, Aabs, _ = self.weighted(n, name)
         a = n.args[pos]
-        out = {a: (self.vjp([a], A, gm)[0], self.vjp([a], Aabs, gr)[0], gp * self.gfac(n)[a.name] if ball else gp)}
+        Gr = self.vjp([a], Aabs, gr)[0]
+        if not hasattr(self, 'fold_sets'): self.fold_sets = _folds(self.g, True)    # {Linear / Conv: its bn}, {bns}
+        folds, folded = self.fold_sets if not self.ids else ({}, set())
+        if n in folded: return {a: (self.vjp([a], A, gm)[0], Gr, gp)}   # the ball waits for the Linear / Conv
+        fb = self.gfac(n, fold=n in folds)[a.name] if ball else 0.         # the ball: through the pair's constant
+        if n in self.ids or a in self.ids or not bool((gr > 0).any()):
+            out = {a: (self.vjp([a], A, gm)[0], Gr, gp * fb if ball else gp)}
+        else:   # the box part through |A|ᵀ, or as a ball through ‖A‖₂, whichever is shorter in ℓ2 (per row):
+            f = self.gfac(n)[a.name]            # |A|ᵀ sums magnitudes, and box widths compound so layer by layer
+            rb = _rows(gr, 2).norm(dim=-1) * f
+            take = rb < _rows(Gr, 2).norm(dim=-1)
+            Gr = Gr.masked_fill(take.reshape(*take.shape, *[1] * (Gr.dim() - 2)), 0.)
+            gp = (gp * fb if ball else gp) + torch.where(take, rb, torch.zeros_like(rb))
+            out = {a: (self.vjp([a], A, gm)[0], Gr, gp)}
         if name == 'addmm' and self.dep.get(n.args[0], False):     # an input-dependent bias: a sum over broadcast
             b, o = n.args[0], self.env[n]
             fb = lambda v: v + torch.zeros_like(o)
