@@ -69,7 +69,7 @@ def gfac(self:_Ball, n, fold:bool=False) -> dict:
     key = n.name + ('|fold' if fold else '')
     if key not in self.fc:
         S = getattr(self, 'ids', None)                # the moved values' layouts (the others: samples on axis 0)
-        folds, folded = _folds(self.g, True) if fold else ({}, set())
+        folds, folded = self.fold_sets() if fold else ({}, set())
         try: terms = RULES[_opname(n)][0](_Ctx(n, self.env, self.dep, folds, folded, [], S))
         except _Refuse as e: raise UnsupportedModelError(f"local_margin: {_where(n)}: {e.args[0]}.") from None
         rss, f = _opname(n) in _RSS, {}
@@ -77,6 +77,12 @@ def gfac(self:_Ball, n, fold:bool=False) -> dict:
             f[t.name] = math.hypot(f.get(t.name, 0.), float(c[0])) if rss else f.get(t.name, 0.) + float(c[0])
         self.fc[key] = f
     return self.fc[key]
+
+@patch
+def fold_sets(self:_Ball) -> tuple:
+    "({Linear / Conv: the eval batch norm that alone reads it}, {those batch norms}) of the program (`certify._folds`)."
+    if not hasattr(self, '_fold_sets'): self._fold_sets = _folds(self.g, True)
+    return self._fold_sets
 
 @patch
 def call(self:_Ball, n, sub:dict, zero_consts:bool=False):
@@ -357,20 +363,17 @@ def bwd_node(self:_Ball, n, t) -> dict:
     if name in _WEIGHTED:
         pos, A, Aabs, _ = self.weighted(n, name)
         a = n.args[pos]
-        Gr = self.vjp([a], Aabs, gr)[0]
-        if not hasattr(self, 'fold_sets'): self.fold_sets = _folds(self.g, True)    # {Linear / Conv: its bn}, {bns}
-        folds, folded = self.fold_sets if not self.ids else ({}, set())
-        if n in folded: return {a: (self.vjp([a], A, gm)[0], Gr, gp)}   # the ball waits for the Linear / Conv
-        fb = self.gfac(n, fold=n in folds)[a.name] if ball else 0.         # the ball: through the pair's constant
-        if n in self.ids or a in self.ids or not bool((gr > 0).any()):
-            out = {a: (self.vjp([a], A, gm)[0], Gr, gp * fb if ball else gp)}
-        else:   # the box part through |A|ᵀ, or as a ball through ‖A‖₂, whichever is shorter in ℓ2 (per row):
-            f = self.gfac(n)[a.name]            # |A|ᵀ sums magnitudes, and box widths compound so layer by layer
-            rb = _rows(gr, 2).norm(dim=-1) * f
+        Gm, Gr = self.vjp([a], A, gm)[0], self.vjp([a], Aabs, gr)[0]
+        folds, folded = self.fold_sets() if not self.ids else ({}, set())
+        if n in folded: return {a: (Gm, Gr, gp)}                           # the ball waits for the Linear / Conv
+        ga = gp * self.gfac(n, fold=n in folds)[a.name] if ball else gp   # the ball: through the pair's constant
+        if not (n in self.ids or a in self.ids or not bool((gr > 0).any())):
+            # the box part through |A|ᵀ, or as a ball through ‖A‖₂, whichever is shorter in ℓ2 (per row):
+            rb = _rows(gr, 2).norm(dim=-1) * self.gfac(n)[a.name]   # |A|ᵀ sums magnitudes, widths compound
             take = rb < _rows(Gr, 2).norm(dim=-1)
             Gr = Gr.masked_fill(take.reshape(*take.shape, *[1] * (Gr.dim() - 2)), 0.)
-            gp = (gp * fb if ball else gp) + torch.where(take, rb, torch.zeros_like(rb))
-            out = {a: (self.vjp([a], A, gm)[0], Gr, gp)}
+            ga = ga + torch.where(take, rb, torch.zeros_like(rb))
+        out = {a: (Gm, Gr, ga)}
         if name == 'addmm' and self.dep.get(n.args[0], False):     # an input-dependent bias: a sum over broadcast
             b, o = n.args[0], self.env[n]
             fb = lambda v: v + torch.zeros_like(o)

@@ -71,7 +71,7 @@ def run_cell(src:str, module:str|None=None) -> list:
     finally: os.chdir(cwd)
 
 # checked whole: every code cell, in order; NEAR: the same, each number within its relative tolerance (the tutorial
-# trains in float32: its printed losses and measures differ between environments in the last digits)
+# trains: its printed losses and measures differ between processors, see REFERENCE_ENV)
 WHOLE = ('index.ipynb', 'tutorial.ipynb')
 NEAR = {'tutorial.ipynb': 0.02}
 # the arithmetic NEAR notebooks are run in: the same kernels and summation orders on every x86-64 processor
