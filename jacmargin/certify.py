@@ -4,7 +4,7 @@
 
 # %% ../nbs/02b_certify.ipynb #ad4a4f12
 from __future__ import annotations
-import contextlib, io, logging, math, operator, re, traceback, warnings
+import contextlib, hashlib, io, logging, math, operator, re, traceback, warnings
 import numpy as np
 import pandas as pd
 import torch
@@ -13,15 +13,48 @@ from torch import nn, Tensor
 from fastcore.basics import patch
 from .core import (UserInputError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
                             measurement, check_batch, check_labels, preserved, rounding_allowance)
-from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_frobenius
+from .operators import ROUND_UP, conv_norm_certified, conv_norm_gathered, conv_frobenius, conv_norm_circular
 
 # %% auto #0
-__all__ = ['RULES', 'export_program', 'sample_layouts', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms', 'norm_product',
-           'chain_norms', 'lipschitz_pair_bounds', 'allowlist']
+__all__ = ['RULES', 'memo_norms', 'export_program', 'sample_layouts', 'lipschitz_bound', 'lipschitz_log_bounds', 'layer_norms',
+           'norm_product', 'chain_norms', 'lipschitz_pair_bounds', 'allowlist']
 
 # %% ../nbs/02b_certify.ipynb #6ba8cd87
 _B = 2          # batch size of the exported program
 _NORMS = [True] # False: the rules check what they bound, without computing a convolution's norm (a bound passed in)
+_MEMO = [None]  # a dict inside `memo_norms()`: convolution norms by their arguments' contents, each computed once
+
+def _content(a):
+    "A hashable key of an argument: a tensor by dtype, shape and a digest of its bytes; tuples entrywise."
+    if isinstance(a, Tensor):
+        t = a.detach().cpu().contiguous().flatten()
+        return ('tensor', str(t.dtype), tuple(a.shape), hashlib.blake2b(t.view(torch.uint8).numpy().tobytes()).digest())
+    if isinstance(a, (tuple, list)): return (type(a).__name__, *map(_content, a))
+    return (type(a).__name__, repr(a))
+
+def _norm_once(f, *args):
+    """f(*args) for a pure norm function f, computed once per contents of its arguments inside `memo_norms()` (the
+    global bound and the local one of the same call read the same kernels); outside it, computed."""
+    memo = _MEMO[0]
+    if memo is None: return f(*args)
+    k = (f.__name__, *map(_content, args))
+    if k not in memo: memo[k] = f(*args)
+    return memo[k]
+
+def _norm_known(f, *args) -> bool:
+    "Whether f(*args) is in the memo of the enclosing `memo_norms()` block."
+    return _MEMO[0] is not None and (f.__name__, *map(_content, args)) in _MEMO[0]
+
+@contextlib.contextmanager
+def memo_norms():
+    """Within this block (nested blocks share it) each convolution norm is computed once per kernel and geometry, and
+    each model exported once per state and input shape (`export_program`)."""
+    if _MEMO[0] is not None:
+        yield
+        return
+    _MEMO[0] = {}
+    try: yield
+    finally: _MEMO[0] = None
 
 # %% ../nbs/02b_certify.ipynb #9ef27ac2
 def _unwrap(model):
@@ -106,6 +139,14 @@ def export_program(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
     with `any_batch` the program runs on batches of any size (the local bounds run it on chunks). Parametrized weights
     are read as the model's next call computes them (see _fixed_parametrizations)."""
     if not isinstance(model, nn.Module): raise UserInputError(f"expected an nn.Module, got {type(model).__name__}.")
+    memo = _MEMO[0]                 # inside `memo_norms()`: once per model state (weights, buffers, modes) and shape
+    if memo is not None:
+        key = ('export', id(model), tuple(input_shape), any_batch, tuple(m.training for m in model.modules()),
+               tuple((t.data_ptr(), t._version, tuple(t.shape), t.dtype, t.device)
+                     for t in [*model.parameters(), *model.buffers()]))
+        if key not in memo:
+            with _fixed_parametrizations(_unwrap(model)): memo[key] = _export(model, input_shape, any_batch)
+        return memo[key]
     with _fixed_parametrizations(_unwrap(model)): return _export(model, input_shape, any_batch)
 
 def _export(model:nn.Module, input_shape, any_batch:bool=False) -> tuple:
@@ -603,7 +644,8 @@ def _adjoint_residual(ctx):
             tc = t.reshape(t.shape[0], -1)
             if bool((tc == tc[:, :1]).all()): K = K * tc[:, 0].sqrt().to(K.device).reshape(-1, *[1] * (K.dim() - 1))
             else: scale = t.max().sqrt().item()
-        nK = conv_norm_certified(K, tuple(env[x].shape[2:]), st2, pd2, dl2, g2, False, tuple(env[q].shape[2:])) * scale
+        nK = _norm_once(conv_norm_certified, K, tuple(env[x].shape[2:]), st2, pd2, dl2, g2, False,
+                        tuple(env[q].shape[2:])) * scale
     else:
         off = 1 if _opname(q) == 'addmm' else 0
         if not (_opname(q) in ('mm', 'addmm') and len(q.args) == off + 2 and q.args[off] is x and const(q.args[off + 1])
@@ -870,7 +912,7 @@ def _r_conv(ctx):
     #                                                                  one per argument of the conv)
     if g is not None:                                     # a pad (any mode) before it: the composed map, bounded as one
         X, src, sp, region = g
-        s, f = conv_norm_gathered(w, ins, stride, padding, dilation, groups, src, sp)
+        s, f = _norm_once(conv_norm_gathered, w, ins, stride, padding, dilation, groups, src, sp)
         if s is not None:
             for q in region:                              # the pad's own row is part of this one now
                 if q in ctx.row_of: ctx.rows[ctx.row_of.pop(q)] = None
@@ -878,7 +920,12 @@ def _r_conv(ctx):
             ctx.row(kind + ' (its padding fused)' + (' + BatchNorm (folded)' if bn is not None else ''), f, w)
             ctx.via.add(x)
             return [(X, f)]
-    s = conv_norm_certified(w, ins, stride, padding, dilation, groups, transposed, outs)
+    if ctx.L is None and not transposed and not _norm_known(conv_norm_certified, w, ins, stride, padding, dilation,
+                                                            groups, transposed, outs):
+        # the local gradient pass's constant, the global bound not computed in this call (`log_lipschitz` passed):
+        # the circular embedding's bound, within a few % of the certified norm at a small part of its cost
+        s = conv_norm_circular(w, ins, stride, padding, dilation, groups) * (1 + ROUND_UP)
+    else: s = _norm_once(conv_norm_certified, w, ins, stride, padding, dilation, groups, transposed, outs)
     f = conv_frobenius(w, ins, outs, stride, padding, dilation, transposed) * math.sqrt(v.shape[0] // _B)  # rows/sample
     ctx.row(kind + (' + BatchNorm (folded)' if bn is not None else ''),
             _one(s, f), w)

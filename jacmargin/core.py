@@ -19,9 +19,9 @@ with warnings.catch_warnings():
 __all__ = ['HOST_READS', 'ROUNDING_SPACINGS', 'LINEAR_TYPES', 'seed_everything', 'device_draw', 'step_capture', 'step_draw',
            'DispatchCounter', 'one_hot', 'default_device', 'model_device', 'model_dtype', 'full_precision',
            'reduced_precision', 'measurement', 'JacmarginError', 'UserInputError', 'UserTypeError',
-           'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype', 'allowance_as', 'rounding_allowance',
-           'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved', 'model_taps',
-           'record_taps', 'same_entries', 'progress_bar']
+           'UnsupportedModelError', 'PrecisionError', 'check_measure_dtype', 'allowance_as', 'arithmetic_of',
+           'rounding_allowance', 'check_batch', 'check_model_input', 'warn_pixel_range', 'check_labels', 'preserved',
+           'model_taps', 'record_taps', 'same_entries', 'progress_bar']
 
 # %% ../nbs/00_core.ipynb #59cb0c0d
 def seed_everything(seed:int=0,                # seed of random, numpy and torch (all devices)
@@ -233,6 +233,10 @@ def allowance_as(dtype:torch.dtype):
     try: yield
     finally: _ALLOWANCE_OF.reset(tok)
 
+def arithmetic_of(dtype:torch.dtype) -> torch.dtype:
+    "The dtype whose rounding the certificates allow for in a model of `dtype`: `allowance_as`'s inside it, else dtype."
+    return _ALLOWANCE_OF.get() or dtype
+
 def rounding_allowance(dtype:torch.dtype) -> float:
     """Relative allowance for a model's own rounding in a certified margin: 0 in float64 (the bounds' arithmetic),
     else `ROUNDING_SPACINGS` float spacings of `dtype`. The certificates bound the model's function in exact arithmetic;
@@ -241,7 +245,7 @@ def rounding_allowance(dtype:torch.dtype) -> float:
     the logits (on the small tanh / ReLU / leaky-ReLU nets of an audit, the float32 class changes lay within 1.6e-5,
     relative, of the exact-arithmetic radius); it is an allowance, not a proof of the float32 evaluation. Certify a
     float64 copy (`model.double()`) for an exact statement."""
-    dtype = _ALLOWANCE_OF.get() or dtype
+    dtype = arithmetic_of(dtype)
     return 0. if dtype == torch.float64 else ROUNDING_SPACINGS * torch.finfo(dtype).eps
 
 # %% ../nbs/00_core.ipynb #b32c6cbe

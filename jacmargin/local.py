@@ -11,16 +11,16 @@ import torch.nn.functional as F
 from torch import nn, Tensor
 from fastcore.basics import patch
 from .core import (UserInputError, UserTypeError, UnsupportedModelError, model_dtype, model_device, check_measure_dtype,
-                            measurement, check_batch, check_labels, preserved, rounding_allowance)
+                            measurement, check_batch, check_labels, preserved, rounding_allowance, arithmetic_of)
 from .operators import ROUND_UP
 from .certify import (RULES, export_program, lipschitz_log_bounds, _Ctx, _ELEM, _ISO, _LIN, _MAXES, _MONO,
                                _MULTI, _NORMS, _RSS, _Refuse, _SKIP, _WEIGHTED, _bc, _nrm, _rows, _const_inputs, _fl,
-                               _folds,
+                               _folds, memo_norms, _GATHER,
                                _layout, _opname, _pairwise, _propagate, _same_program, _settled, _standard,
                                _standard_ids, _unwrap, _where)
 
 # %% auto #0
-__all__ = ['local_gradient_bounds', 'local_margin']
+__all__ = ['rounding_estimate', 'local_gradient_bounds', 'local_margin']
 
 # %% ../nbs/02c_local.ipynb #bba4a617
 def _as64(kw:dict) -> dict:
@@ -719,8 +719,124 @@ def _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
                                  "C >= 2.")
         yield B, z, check_labels(y[i:i + batch_size], len(z), z.shape[1]).to(dev), cap
 
+# %% ../nbs/02c_local.ipynb #a60abcdb
+_EXACT = _GATHER | _ISO | _MAXES | set('relu neg abs clamp clamp_min clamp_max hardtanh maximum minimum fmax fmin sort '
+                                       'topk as_strided max_pool1d max_pool2d max_pool1d_with_indices '
+                                       'max_pool3d_with_indices adaptive_max_pool1d adaptive_max_pool2d '
+                                       'adaptive_max_pool3d'.split())   # they copy or select entries: no rounding
+_SUMS = set('sum mean avg_pool1d avg_pool2d avg_pool3d _adaptive_avg_pool2d _adaptive_avg_pool3d cumsum '
+            'upsample_bilinear2d upsample_linear1d upsample_trilinear3d'.split())    # nonnegative weights, k terms
+
+@patch
+def round_terms(self:_Ball, n, name:str, v:Tensor, env:dict):
+    """(κ, magnitude) for node n's value v (its arguments' values in `env`): the float op's own rounding error is at
+    most u κ magnitude entrywise, u the unit roundoff (a sum of k products: γ_k of the products' magnitudes,
+    κ = k + 2, in any order of summation and with fused multiply-adds; an elementwise add / mul / div: κ = 1; a
+    library function: κ = 16 of |f| + |its argument|); None for an op that copies or selects."""
+    e = lambda a: env[a] if isinstance(a, torch.fx.Node) else a
+    if name in _EXACT: return None
+    if name == 'getitem':                        # an eval batch norm's output (its other outputs, a pool's: exact)
+        src = n.args[0]
+        if _opname(src) != '_native_batch_norm_legit_no_training' or n.args[1] != 0: return None
+        x, w, b, mu, var, _, eps = [e(q) for q in src.args[:7]]
+        sh = lambda t: t.reshape(-1, *[1] * (v.dim() - 2))
+        s = 1 / torch.sqrt(var + float(eps))
+        s = s * w if w is not None else s        # x s + (b − μ s): s and the shift computed in the model's dtype too
+        return 8., x.abs() * sh(s.abs()) + sh((mu * s).abs()) + (sh(b.abs()) if b is not None else 0.)
+    if name == 'convolution':
+        x, w, b = e(n.args[0]), e(n.args[1]), e(n.args[2])
+        mag = torch.ops.aten.convolution(x.abs(), w.abs(), None, *[e(q) for q in n.args[3:]])
+        if b is not None: mag = mag + b.abs().reshape(-1, *[1] * (v.dim() - 2))
+        return float(w[0].numel() + 3), mag
+    if name in ('mm', 'bmm', 'addmm'):
+        off = 1 if name == 'addmm' else 0
+        x, w = e(n.args[off]), e(n.args[off + 1])
+        mag = (torch.bmm if name == 'bmm' else torch.mm)(x.abs(), w.abs())
+        return float(w.shape[-2] + 2 + off), mag + e(n.args[0]).abs() if off else mag
+    if name in _SUMS:
+        x = e(n.args[0])
+        mag = n.target(*[x.abs() if q is n.args[0] else e(q) for q in n.args],
+                       **_as64({k: e(q) for k, q in n.kwargs.items()}))
+        if name.startswith('avg_pool'): k = math.prod(n.args[1])
+        elif name.startswith('_adaptive'): k = math.prod(-(-a // b) + 1 for a, b in zip(x.shape[2:], v.shape[2:]))
+        elif name.startswith('upsample'): k = 2 ** (v.dim() - 2)
+        elif name == 'cumsum': k = x.shape[int(n.args[1])]
+        else: k = max(1, x.numel() // max(1, v.numel()))
+        return float(k + 2), mag
+    if name in ('add', 'sub', 'rsub', 'mul', 'div', '_to_copy'):
+        return (1. if float(n.kwargs.get('alpha', 1)) == 1 else 2.), v.abs()
+    if name in ('_softmax', '_log_softmax', 'logsumexp'):
+        x, dim = e(n.args[0]), n.args[1]
+        dim = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+        mx = x.abs().amax(dim, keepdim=True)
+        return float(math.prod(x.shape[i] for i in dim) + 8), v.abs() + (mx if v.dim() == x.dim() else mx.squeeze(dim))
+    x = next((e(q) for q in n.args if isinstance(q, torch.fx.Node) and self.dep[q]), None)   # a library function
+    return 16., v.abs() + (x.abs() if isinstance(x, Tensor) and x.shape == v.shape else 0.)
+
+@patch
+def rounding(self:_Ball, u:float) -> Tensor:
+    """(N, C): per sample and logit, an estimate of |computed − exact| at the centre, after `center` and `layouts`:
+    Σ over the program's nodes of |∂z_k/∂v| · u κ magnitude (`round_terms`), the first-order effect of every op's
+    worst-case rounding (u: the unit roundoffs of the arithmetics in play, summed)."""
+    x = self.env[self.inp].detach().clone().requires_grad_(True)
+    env, vals, terms = {}, [], []
+    with torch.enable_grad():
+        for n in self.g.nodes:
+            if n.op == 'placeholder': env[n] = x if n is self.inp else self.env[n]; continue
+            if n.op == 'output': break
+            name = _opname(n)
+            if not self.dep[n] or name == '_assert_tensor_metadata': env[n] = self.env[n]; continue
+            v = env[n] = _settled(n, self.call(n, {a: env[a] for a in n.all_input_nodes if self.dep[a]}))
+            if isinstance(v, Tensor) and _fl(v):
+                with torch.no_grad(): t = self.round_terms(n, name, v, env)
+                if t is not None: vals.append(v); terms.append((n, t[0] * t[1]))
+        z = env[self.out]
+        N, C = z.shape
+        E = z.new_zeros(N, C)
+        if not vals: return E
+        eye = torch.eye(C, dtype=z.dtype, device=z.device)[:, None].expand(C, N, C)
+        try: gs = torch.autograd.grad(z, vals, eye, retain_graph=True, is_grads_batched=True, allow_unused=True)
+        except RuntimeError:                                      # an op without a batching rule: class by class
+            gs = [torch.stack(g) if g[0] is not None else None for g in zip(*[torch.autograd.grad(
+                z[:, k].sum(), vals, retain_graph=True, allow_unused=True) for k in range(C)])]
+    for g, (n, t) in zip(gs, terms):
+        if g is None: continue
+        p = g.abs() * t                                           # (C, *value)
+        if self.glob or n in self.ids or p.dim() < 2 or p.shape[1] != N: E += p.flatten(1).sum(1)[None]   # moved: all
+        else: E += p.flatten(2).sum(2).T                                  # (N, C): each sample's own entries
+    return E * u
+
+@measurement
+def rounding_estimate(model:nn.Module,   # the classifier (eval mode): any module the global bound accepts
+                      x:Tensor,          # points (B, *x), the model's dtype
+                      input_shape=None,  # per-sample input shape (default: x.shape[1:])
+                      batch_size:int=256 # samples per pass
+                     ) -> Tensor:
+    """(B, C): per point and logit, an estimate of |computed − exact| of the logits: every op's worst-case rounding
+    for its operands' magnitudes times the logit's sensitivity to it (`_Ball.rounding`, first order at the point), in
+    the model's arithmetic (its dtype's unit roundoff, or `core.allowance_as`'s) plus the float64 of the bounds."""
+    x = check_batch(x, allow_empty=False, finite=True)
+    if x.dtype != model_dtype(model):
+        raise UserTypeError(f"`x` is {x.dtype} but the model is {model_dtype(model)}: cast one of them.")
+    if batch_size < 1: raise UserInputError(f"batch_size must be >= 1, got {batch_size}.")
+    shape = tuple(x.shape[1:]) if input_shape is None else tuple(input_shape)
+    ep, _ = export_program(model, shape, any_batch=True)
+    out, dev = [], model_device(model)
+    for i in range(0, len(x), batch_size):
+        B = _Ball(ep, {}, {})
+        xb = x[i:i + batch_size].detach()
+        B.center(torch.empty(xb.shape, dtype=torch.float64, device=dev).copy_(xb))
+        B.glob = not B.layouts()
+        out.append(B.rounding(_unit_roundoff(model)))
+    return torch.cat(out)
+
+def _unit_roundoff(model) -> float:
+    "u of the model's arithmetic (or `core.allowance_as`'s) plus float64's, which the bounds evaluate the centres in."
+    return torch.finfo(arithmetic_of(model_dtype(model))).eps / 2 + 2. ** -53
+
 # %% ../nbs/02c_local.ipynb #2a613551
 @measurement
+@memo_norms()   # the global bound's convolution norms computed once, read again by the gradient pass
 def local_gradient_bounds(model:nn.Module,   # the classifier (eval mode): any module the global bound accepts
                           x:Tensor,          # centres (B, *x)
                           y:Tensor,          # labels (B,)
@@ -784,11 +900,13 @@ def _radial(B:_Ball, r0:Tensor, d:Tensor, slack:Tensor, cot:Tensor, cap:float, r
 
 # %% ../nbs/02c_local.ipynb #e8dd6f80
 @measurement
+@memo_norms()   # the global bound's convolution norms computed once, read again by the gradient pass
 def local_margin(model:nn.Module,       # the classifier (eval mode): any module the global bound accepts
                  x:Tensor,              # points (B, *x)
                  y:Tensor,              # labels (B,); 0 where the point is misclassified
                  input_shape=None,      # per-sample input shape (default: x.shape[1:])
-                 log_lipschitz=None,    # log of the global spectral bound, if computed already (else computed)
+                 log_lipschitz=None,    # log of the global spectral bound, if computed already (else computed; if
+                                        # passed, convolutions' ball constants by their circular embeddings)
                  n_bisect:int=6,        # geometric bisection steps above the global radius
                  relax:bool=True,       # also the linear-relaxation certificate where the graph allows it
                  batch_size:int=32,     # samples per pass
@@ -797,9 +915,10 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
                 ) -> Tensor:            #      bisection's radius and 2 steps past it (up to radial + 2 passes more)
     """(B,) γ_local: a radius r_i such that no point of B(x_i, r_i) changes the class, certified (≥ γ3 always). The
     certificate is for the model's function in real arithmetic, less an allowance for rounding the logits (float64
-    spacing, and a float32 model's own, scaled by the logits' size); it does not cover the rounding of intermediate
-    values much larger than the logits (a logit computed as a small difference of large activations), where the
-    model's own float arithmetic can change the class inside the radius."""
+    spacing, and a float32 model's own, scaled by the logits' size) and an estimate of every op's rounding (each op's
+    worst-case rounding error for the magnitudes of its operands, times the logits' sensitivity to it, at the centre:
+    a logit computed as a small difference of large activations loses its margin). That estimate is first order and
+    taken at the centre, not a proof over the ball for the float arithmetic the model runs."""
     if not isinstance(radial, int) or radial < 0: raise UserInputError(f"radial must be an int >= 0, got {radial!r}.")
     out = []
     for B, z, yy, cap in _local_chunks(model, x, y, input_shape, log_lipschitz, batch_size):
@@ -808,6 +927,8 @@ def local_margin(model:nn.Module,       # the classifier (eval mode): any module
         d0 = (z.gather(1, yy[:, None]) - z).gather(1, J)                                  # (n, C − 1): z_y − z_j
         d = d0 - (ROUND_UP + rounding_allowance(model_dtype(model))) * (                  # float64 rounding; a
             z.abs().gather(1, yy[:, None]) + z.abs().gather(1, J))                      # float32 model's own
+        Er = B.rounding(_unit_roundoff(model))                          # every op's, to first order at the centre
+        d = d - (Er.gather(1, yy[:, None]) + Er.gather(1, J))
         dmin = d.amin(1)
         def certified(r):
             """Per sample, a certified radius ≤ r: r where the relaxation proves the ball (min of d_j over it > 0),

@@ -12,8 +12,8 @@ from torch import nn, Tensor
 from .core import (check_batch, check_labels, preserved, model_dtype, measurement, check_measure_dtype,
                             UserInputError, check_model_input, warn_pixel_range, rounding_allowance)
 from .jacobian import model_graph, output_vjp, jacobian_spectral_norm
-from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, lipschitz_pair_bounds
-from .local import local_margin
+from .certify import lipschitz_bound, lipschitz_log_bounds, norm_product, lipschitz_pair_bounds, memo_norms
+from .local import local_margin, rounding_estimate
 from .core import UserInputError, UserTypeError
 
 # %% auto #0
@@ -406,6 +406,7 @@ def _warn_probabilities(out:Tensor, where:str):
 
 # %% ../nbs/04_margins.ipynb #958d1002
 @measurement
+@memo_norms()   # γ3's convolution norms computed once, read again by γ_local
 def margin_lower_bounds(model:nn.Module,                      # the classifier: (B, *x) → logits (B, C)
                         x:Tensor,                             # inputs (B, *x), floating, the model's dtype
                         y:Tensor,                             # labels (B,); bounds are 0 where the score is ≤ 0
@@ -430,8 +431,8 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     """Per-sample Thm 4 bounds of the margin: dict of (B,) tensors gamma4, gamma3 (bounds,
     with log10_gamma4, log10_gamma3), gamma2, gamma1_est (estimates); with `local`, gamma_local (a bound ≥ gamma3),
     and with `sharp` too gamma_local_sharp (`local_margin(..., sharp=True)`, a bound ≥ gamma3). The bounds hold for
-    the model's function in real arithmetic less an allowance for rounding the logits; not for intermediate values
-    much larger than the logits cancelling (see `local_margin`)."""
+    the model's function in real arithmetic less an allowance for rounding the logits and an estimate of every op's
+    rounding (first order at x; not computed with `norms` passed in): see `local_margin`."""
     x = check_batch(x, allow_empty=False, finite=True)
     check_model_input(model, x)
     warn_pixel_range(x)
@@ -449,7 +450,11 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
     S2 = (s_x.max() if sup_set is None
           else torch.maximum(s_x.max(), _max_jacobian_norm(model, sup_set, output, batch_size)))
     c = 0.5 if output == 'probs' else 1.0                                  # ‖softmax Jacobian‖₂ ≤ ½
-    oc = o - rounding_allowance(model_dtype(model)) * (1 + 2 * logits.detach().abs().amax(1).to(o))   # a float32
+    if norms is None:                       # every op's rounding, to first order at x (a small difference of large
+        Er = rounding_estimate(model, x, input_shape, batch_size).to(o)          # values): z_y and the largest
+        o_r = Er.gather(1, y.long().reshape(-1, 1).to(Er.device))[:, 0] + Er.amax(1)   # (|Δ softmax| ≤ max |Δz|)
+    else: o_r = torch.zeros_like(o)         # a bound from norms passed in: the logits' allowance only
+    oc = o - o_r - rounding_allowance(model_dtype(model)) * (1 + 2 * logits.detach().abs().amax(1).to(o))   # a float32
                                                         # model's rounding of its scores (bounds only; 0 in float64)
     res = dict(score=o, jacobian_norm=s_x, gamma2=torch.where(pos, o / (2 * S2), torch.zeros_like(o)))
     for name, lL in (('gamma3', lL2), ('gamma4', lLF)):                 # through logs: deep nets over/underflow
@@ -474,13 +479,16 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
 
 # %% ../nbs/04_margins.ipynb #28265850
 @measurement
+@memo_norms()   # the pair bounds' export read again by the rounding estimate
 def certified_radius(model:nn.Module,       # the classifier: (B, *x) → logits (B, C)
                      x:Tensor,              # inputs (B, *x), the model's dtype
                      y:Tensor,              # labels (B,)
                      input_shape=None,      # per-sample input shape (default: x.shape[1:])
                      pairs:Tensor|None=None # the (C, C) `lipschitz_pair_bounds`, if already computed
                     ) -> Tensor:
-    "(B,) certified ℓ2 radius min_j (z_y − z_j) / L_yj (0 where misclassified), L_yj the certified pair bounds."
+    """(B,) certified ℓ2 radius min_j (z_y − z_j − e_j) / L_yj (0 where misclassified), L_yj the certified pair
+    bounds, e_j the allowance for rounding the logits plus the estimate of every op's rounding (first order at x,
+    `local_margin`)."""
     x = check_batch(x, allow_empty=False, finite=True)
     check_model_input(model, x)
     check_measure_dtype(model_dtype(model))
@@ -492,6 +500,8 @@ def certified_radius(model:nn.Module,       # the classifier: (B, *x) → logits
     y = check_labels(y, len(x), z.shape[1])
     P = pairs.to(z.device, torch.float64)[y]                                      # (B, C)
     d = z.gather(1, y[:, None]) - z - rounding_allowance(model_dtype(model)) * (1 + 2 * z.abs().amax(1, keepdim=True))
+    Er = rounding_estimate(model, x, input_shape).to(d)                # every op's rounding, first order at x
+    d = d - Er.gather(1, y[:, None]) - Er
     r = torch.where(P > 0, d / P, torch.where(d > 0, math.inf, -math.inf))      # (B, C); j = y: +inf
     r = r.scatter(1, y[:, None], math.inf).amin(1)
     return (r.clamp_min(0) * (1 - 1e-12)).to(torch.float64)

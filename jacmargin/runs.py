@@ -27,6 +27,7 @@ from .regularizers import (REGULARIZERS, make_regularizer, cross_entropy, multic
 from .measures import jacobian_stats, compute_measures, pac_bayes_curve
 from .margins import score, margin_lower_bounds, input_margin, certified_radius
 from .local import local_margin
+from .certify import memo_norms
 from .experiment import added
 from .core import UserInputError, UserTypeError
 
@@ -363,8 +364,9 @@ def _flips_exactly(model, x:torch.Tensor, y:torch.Tensor) -> torch.Tensor:
     m = copy.deepcopy(model).to('cpu', torch.float64).eval()
     with torch.no_grad(): return (m(x.detach().to('cpu', torch.float64)).argmax(1) != y.cpu()).to(y.device)
 
-MARGINS_REV = 2   # 1: γ3, γ4 and γ_local of a non-float64 model deduct `core.rounding_allowance` (2026-11-29);
-                  # 2: γ_local's relaxation certificate deducts it too (2026-11-30; revision 1 did not)
+MARGINS_REV = 3   # 1: γ3, γ4 and γ_local of a non-float64 model deduct `core.rounding_allowance` (2026-11-29);
+                  # 2: γ_local's relaxation certificate deducts it too (2026-11-30; revision 1 did not);
+                  # 3: every margin also deducts the estimate of every op's rounding (`local._rounding_estimate`)
 
 def _margins(model, data:dict, cfg:Run, fit:dict, local:bool=False, sharp:bool=False) -> dict:
     """Medians over `n_stats` training points of the score (eq. 33), γ4 ≤ γ3 (Thm 4) (≤ γ_local, and its `sharp`
@@ -399,6 +401,7 @@ def weights_dir() -> Path:
     "Where runs keep their trained weights: $JACMARGIN_WEIGHTS, else ./weights (git-ignored: never committed)."
     return Path(os.environ.get('JACMARGIN_WEIGHTS', 'weights'))
 
+@memo_norms()   # the pair bounds' convolution norms computed once, read again by γ_local
 def _certified(model, data:dict, cfg:Run, fit:dict) -> dict:
     """Certified robustness on the evaluation set: clean accuracy, verified robust accuracy at each ε of `CERT_EPS` by
     the certificate's pairwise radius (`margins.certified_radius`) on all points, and on `n_stats` points the attack's
