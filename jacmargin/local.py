@@ -747,7 +747,8 @@ def round_terms(self:_Ball, n, name:str, v:Tensor, env:dict):
         x, w, b = e(n.args[0]), e(n.args[1]), e(n.args[2])
         mag = torch.ops.aten.convolution(x.abs(), w.abs(), None, *[e(q) for q in n.args[3:]])
         if b is not None: mag = mag + b.abs().reshape(-1, *[1] * (v.dim() - 2))
-        return float(w[0].numel() + 3), mag
+        k = (w.shape[0] if n.args[6] else w.shape[1]) * math.prod(w.shape[2:])     # products per output, at most
+        return float(k + 3), mag
     if name in ('mm', 'bmm', 'addmm'):
         off = 1 if name == 'addmm' else 0
         x, w = e(n.args[off]), e(n.args[off + 1])
@@ -794,26 +795,23 @@ def rounding(self:_Ball, u:float) -> Tensor:
         N, C = z.shape
         E = z.new_zeros(N, C)
         if not vals: return E
-        eye = torch.eye(C, dtype=z.dtype, device=z.device)[:, None].expand(C, N, C)
-        try: gs = torch.autograd.grad(z, vals, eye, retain_graph=True, is_grads_batched=True, allow_unused=True)
-        except RuntimeError:                                      # an op without a batching rule: class by class
-            gs = [torch.stack(g) if g[0] is not None else None for g in zip(*[torch.autograd.grad(
-                z[:, k].sum(), vals, retain_graph=True, allow_unused=True) for k in range(C)])]
-    for g, (n, t) in zip(gs, terms):
-        if g is None: continue
-        p = g.abs() * t                                           # (C, *value)
-        if self.glob or n in self.ids or p.dim() < 2 or p.shape[1] != N: E += p.flatten(1).sum(1)[None]   # moved: all
-        else: E += p.flatten(2).sum(2).T                                  # (N, C): each sample's own entries
+        for k in range(C):                      # class by class: one class's gradients held at a time
+            gs = torch.autograd.grad(z[:, k].sum(), vals, retain_graph=k < C - 1, allow_unused=True)
+            for g, (n, t) in zip(gs, terms):
+                if g is None: continue
+                p = g.abs() * t
+                if self.glob or n in self.ids or p.dim() < 1 or p.shape[0] != N: E[:, k] += p.sum()   # moved: all
+                else: E[:, k] += p.flatten(1).sum(1)                         # each sample's own entries
     return E * u
 
 @measurement
 def rounding_estimate(model:nn.Module,   # the classifier (eval mode): any module the global bound accepts
                       x:Tensor,          # points (B, *x), the model's dtype
                       input_shape=None,  # per-sample input shape (default: x.shape[1:])
-                      batch_size:int=256 # samples per pass
+                      batch_size:int=32  # samples per pass (each holds its float64 forward graph)
                      ) -> Tensor:
     """(B, C): per point and logit, an estimate of |computed − exact| of the logits: every op's worst-case rounding
-    for its operands' magnitudes times the logit's sensitivity to it (`_Ball.rounding`, first order at the point), in
+    for its operands' magnitudes times the logit's sensitivity to it (first order at the point: *Rounding of every op*), in
     the model's arithmetic (its dtype's unit roundoff, or `core.allowance_as`'s) plus the float64 of the bounds."""
     x = check_batch(x, allow_empty=False, finite=True)
     if x.dtype != model_dtype(model):

@@ -451,7 +451,7 @@ def margin_lower_bounds(model:nn.Module,                      # the classifier: 
           else torch.maximum(s_x.max(), _max_jacobian_norm(model, sup_set, output, batch_size)))
     c = 0.5 if output == 'probs' else 1.0                                  # ‖softmax Jacobian‖₂ ≤ ½
     if norms is None:                       # every op's rounding, to first order at x (a small difference of large
-        Er = rounding_estimate(model, x, input_shape, batch_size).to(o)          # values): z_y and the largest
+        Er = rounding_estimate(model, x, input_shape).to(o)                       # values): z_y and the largest
         o_r = Er.gather(1, y.long().reshape(-1, 1).to(Er.device))[:, 0] + Er.amax(1)   # (|Δ softmax| ≤ max |Δz|)
     else: o_r = torch.zeros_like(o)         # a bound from norms passed in: the logits' allowance only
     oc = o - o_r - rounding_allowance(model_dtype(model)) * (1 + 2 * logits.detach().abs().amax(1).to(o))   # a float32
