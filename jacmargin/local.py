@@ -753,7 +753,7 @@ def round_terms(self:_Ball, n, name:str, v:Tensor, env:dict):
         off = 1 if name == 'addmm' else 0
         x, w = e(n.args[off]), e(n.args[off + 1])
         mag = (torch.bmm if name == 'bmm' else torch.mm)(x.abs(), w.abs())
-        return float(w.shape[-2] + 2 + off), mag + e(n.args[0]).abs() if off else mag
+        return float(w.shape[-2] + 2 + off), (mag + e(n.args[0]).abs() if off else mag)   # addmm: + |bias|
     if name in _SUMS:
         x = e(n.args[0])
         mag = n.target(*[x.abs() if q is n.args[0] else e(q) for q in n.args],
